@@ -1,0 +1,56 @@
+// The interface every op kernel implements, and what it is given when created and when run.
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "runtime/attributes.h"
+#include "runtime/tensor.h"
+
+namespace ptq {
+
+// What a kernel sees once, when the session is prepared (before any run).
+struct KernelInit {
+  std::string node_name;
+  std::string op_type;
+  int opset = 0;  // the model's opset version for the node's domain
+  const Attributes* attrs = nullptr;
+  int num_inputs = 0;   // as written in the node, including omitted optional ones ("")
+  int num_outputs = 0;
+  // One entry per input: the value when the input is a constant (initializer or Constant node),
+  // else nullptr. Kernels may pack constant weights here, once.
+  std::vector<const Tensor*> const_inputs;
+};
+
+// What a kernel sees on each run.
+struct KernelContext {
+  // One entry per node input; nullptr for an omitted optional input.
+  std::vector<const Tensor*> inputs;
+  // One entry per node output, default-constructed; the kernel assigns each one it produces.
+  std::vector<Tensor> outputs;
+
+  int num_inputs() const { return static_cast<int>(inputs.size()); }
+  // The i-th input, or nullptr when absent or omitted.
+  const Tensor* input(int i) const { return i < num_inputs() ? inputs[static_cast<size_t>(i)] : nullptr; }
+  // The i-th input; throws an input error when absent.
+  const Tensor& required_input(int i) const;
+};
+
+class Kernel {
+ public:
+  virtual ~Kernel() = default;
+  // Computes the outputs from the inputs. Throws ptq::Error on bad inputs (shape or type
+  // mismatch); the interpreter adds the node's name to the message.
+  virtual void Run(KernelContext& ctx) = 0;
+};
+
+using KernelFactory = std::unique_ptr<Kernel> (*)(const KernelInit& init);
+
+// Factory helper for kernels constructible from a KernelInit.
+template <class K>
+std::unique_ptr<Kernel> MakeKernel(const KernelInit& init) {
+  return std::make_unique<K>(init);
+}
+
+}  // namespace ptq

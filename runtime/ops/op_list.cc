@@ -1,0 +1,17 @@
+// The explicit list of every kernel ptq has: one line per op (in the family lists below).
+#include "runtime/op_registry.h"
+
+namespace ptq {
+
+// Each family list is a file in ops/ with one Add(...) line per kernel.
+void RegisterQuantizeOps(OpRegistry& r);     // ops/list_quantize.cc
+void RegisterQuantGemmOps(OpRegistry& r);    // ops/list_qgemm.cc
+void RegisterQuantConvOps(OpRegistry& r);    // ops/list_qconv.cc
+
+void RegisterAllOps(OpRegistry& r) {
+  RegisterQuantizeOps(r);
+  RegisterQuantGemmOps(r);
+  RegisterQuantConvOps(r);
+}
+
+}  // namespace ptq
