@@ -1,3 +1,60 @@
-// The ptq command: parses the subcommand and maps errors to exit codes.
+// The ptq command: dispatches git-style subcommands and maps errors to exit codes.
+#include <cstring>
 #include <iostream>
-int main() { std::cout << "ptq\n"; return 0; }
+#include <string>
+
+#include "cli/commands.h"
+#include "runtime/error.h"
+
+namespace {
+
+constexpr const char* kUsage = R"(ptq: offline post-training quantization for ONNX models
+
+usage: ptq <command> [options]
+
+commands:
+  run      run a model once on a folder of inputs and write its outputs as .npy
+
+options:
+  --help     show this help (also: ptq <command> --help)
+  --version  print the version
+
+exit codes: 0 success, 1 usage or config error, 2 bad model or data, 3 accuracy gate failed,
+            4 internal error
+)";
+
+struct Command {
+  const char* name;
+  int (*fn)(int, char**);
+};
+constexpr Command kCommands[] = {
+    {"run", ptq::RunCommand},
+};
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h") || !std::strcmp(argv[1], "help")) {
+    std::cout << kUsage;
+    return argc < 2 ? 1 : 0;
+  }
+  if (!std::strcmp(argv[1], "--version")) {
+    std::cout << "ptq " << PTQ_VERSION << "\n";
+    return 0;
+  }
+  try {
+    for (const Command& c : kCommands) {
+      if (!std::strcmp(argv[1], c.name)) return c.fn(argc, argv);
+    }
+    throw ptq::Error(ptq::ErrorKind::kUsage, std::string("unknown command '") + argv[1] + "' (see ptq --help)");
+  } catch (const ptq::Error& e) {
+    std::cerr << "ptq: error: " << e.what() << "\n";
+    return static_cast<int>(e.kind());
+  } catch (const std::bad_alloc&) {
+    std::cerr << "ptq: error: out of memory\n";
+    return static_cast<int>(ptq::ErrorKind::kInput);
+  } catch (const std::exception& e) {
+    std::cerr << "ptq: internal error: " << e.what() << "\n";
+    return static_cast<int>(ptq::ErrorKind::kInternal);
+  }
+}

@@ -7,11 +7,19 @@ namespace ptq {
 void RegisterQuantizeOps(OpRegistry& r);     // ops/list_quantize.cc
 void RegisterQuantGemmOps(OpRegistry& r);    // ops/list_qgemm.cc
 void RegisterQuantConvOps(OpRegistry& r);    // ops/list_qconv.cc
+void RegisterElementwiseOps(OpRegistry& r);  // ops/list_elementwise.cc
+void RegisterTensorOps(OpRegistry& r);       // ops/list_tensor.cc
+void RegisterNnOps(OpRegistry& r);           // ops/list_nn.cc
+void RegisterReduceOps(OpRegistry& r);       // ops/list_reduce.cc
 
 void RegisterAllOps(OpRegistry& r) {
   RegisterQuantizeOps(r);
   RegisterQuantGemmOps(r);
   RegisterQuantConvOps(r);
+  RegisterElementwiseOps(r);
+  RegisterTensorOps(r);
+  RegisterNnOps(r);
+  RegisterReduceOps(r);
 }
 
 }  // namespace ptq

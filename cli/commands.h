@@ -1,0 +1,9 @@
+// The ptq subcommands. Each parses its own arguments (argv[0] is "ptq", argv[1] the subcommand)
+// and returns the process exit code; errors are thrown as ptq::Error and mapped in main.cc.
+#pragma once
+
+namespace ptq {
+
+int RunCommand(int argc, char** argv);  // ptq run
+
+}  // namespace ptq

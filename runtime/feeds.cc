@@ -1,0 +1,58 @@
+// Reading one run's inputs from a folder of .npy or .pb files.
+#include "runtime/feeds.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <set>
+
+#include "runtime/file_util.h"
+#include "runtime/npy.h"
+#include "runtime/tensor_proto.h"
+
+namespace ptq {
+
+namespace fs = std::filesystem;
+
+std::map<std::string, Tensor> ReadFeedsFolder(const Graph& graph, const std::string& dir) {
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) ThrowInputError(dir, ": not a folder of inputs");
+  std::vector<std::string> npy, pb;
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    const std::string name = e.path().filename().string();
+    if (e.path().extension() == ".npy") npy.push_back(name);
+    if (name.rfind("input_", 0) == 0 && e.path().extension() == ".pb") pb.push_back(name);
+  }
+  std::map<std::string, Tensor> feeds;
+  if (!pb.empty() && npy.empty()) {
+    // input_N.pb: sort by N.
+    std::sort(pb.begin(), pb.end(), [](const std::string& a, const std::string& b) {
+      return std::stoll("0" + a.substr(6, a.size() - 9)) < std::stoll("0" + b.substr(6, b.size() - 9));
+    });
+    if (pb.size() > graph.inputs.size()) {
+      ThrowInputError(dir, ": ", pb.size(), " input_N.pb files but the model has ", graph.inputs.size(), " inputs");
+    }
+    for (size_t i = 0; i < pb.size(); ++i) {
+      std::string pname;
+      Tensor t = ReadTensorProtoFile((fs::path(dir) / pb[i]).string(), &pname);
+      const bool named = std::any_of(graph.inputs.begin(), graph.inputs.end(), [&](const ValueInfo& v) { return v.name == pname; });
+      feeds[named ? pname : graph.inputs[i].name] = std::move(t);
+    }
+    return feeds;
+  }
+  std::set<std::string> used;
+  for (const ValueInfo& in : graph.inputs) {
+    const std::string file = SanitizeFileName(in.name) + ".npy";
+    const fs::path path = fs::path(dir) / file;
+    if (!fs::exists(path, ec)) {
+      ThrowInputError(dir, ": no file ", file, " for model input '", in.name, "'");
+    }
+    feeds[in.name] = ReadNpy(path.string());
+    used.insert(file);
+  }
+  for (const std::string& f : npy) {
+    if (!used.count(f)) ThrowInputError(dir, ": file ", f, " matches no input of the model");
+  }
+  return feeds;
+}
+
+}  // namespace ptq

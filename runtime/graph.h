@@ -1,0 +1,63 @@
+// The model as the interpreter sees it: nodes, constants (initializers and folded Constant nodes),
+// typed graph inputs and outputs, and opset imports.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "runtime/attributes.h"
+#include "runtime/tensor.h"
+
+namespace onnx {
+class ModelProto;
+}
+
+namespace ptq {
+
+// One dimension of a declared shape: a fixed size, or a symbolic / unknown one (value < 0).
+struct Dim {
+  int64_t value = -1;
+  std::string param;  // symbolic name, e.g. "batch"
+};
+
+struct ValueInfo {
+  std::string name;
+  bool is_tensor = true;  // false for sequence, optional and map values (not supported)
+  DataType dtype = DataType::kUndefined;
+  bool has_shape = false;
+  std::vector<Dim> shape;
+};
+
+struct Node {
+  std::string name;
+  std::string op_type;
+  std::string domain;  // "" for ai.onnx
+  std::vector<std::string> inputs;   // "" marks an omitted optional input
+  std::vector<std::string> outputs;  // "" marks an omitted optional output
+  Attributes attrs;
+};
+
+struct Graph {
+  std::vector<Node> nodes;                  // in file order (the session sorts them)
+  std::vector<ValueInfo> inputs;            // graph inputs that are not initializers
+  std::vector<ValueInfo> outputs;
+  std::map<std::string, Tensor> constants;  // initializers and the outputs of Constant nodes
+  std::map<std::string, int> opsets;        // domain ("" for ai.onnx) -> version
+  std::string source;                       // the file, for error messages
+
+  // The opset version imported for a domain; throws an input error when the model does not import it.
+  int OpsetFor(const std::string& domain) const;
+};
+
+// Builds the interpreter's graph from a model. `model_dir` resolves external data (empty: refuse
+// external data); `source` names the model in errors. Constant nodes are evaluated and removed.
+// Throws an input error for duplicate tensor producers, malformed attributes or tensors.
+Graph GraphFromModel(const onnx::ModelProto& model, const std::string& model_dir, const std::string& source);
+
+// Loads a .onnx file (with its external data) into a Graph.
+Graph LoadGraph(const std::string& path);
+
+}  // namespace ptq

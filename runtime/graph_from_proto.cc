@@ -1,0 +1,135 @@
+// Builds the interpreter's Graph from an onnx::ModelProto, folding Constant nodes.
+#include <onnx/onnx_pb.h>
+
+#include <filesystem>
+#include <set>
+
+#include "runtime/graph.h"
+#include "runtime/model_io.h"
+#include "runtime/tensor_proto.h"
+
+namespace ptq {
+
+namespace {
+
+AttributeValue ConvertAttribute(const onnx::AttributeProto& a, const std::string& model_dir, const std::string& what) {
+  AttributeValue v;
+  using K = AttributeValue::Kind;
+  switch (a.type()) {
+    case onnx::AttributeProto::INT: v.kind = K::kInt; v.i = a.i(); break;
+    case onnx::AttributeProto::FLOAT: v.kind = K::kFloat; v.f = a.f(); break;
+    case onnx::AttributeProto::STRING: v.kind = K::kString; v.s = a.s(); break;
+    case onnx::AttributeProto::INTS: v.kind = K::kInts; v.ints.assign(a.ints().begin(), a.ints().end()); break;
+    case onnx::AttributeProto::FLOATS: v.kind = K::kFloats; v.floats.assign(a.floats().begin(), a.floats().end()); break;
+    case onnx::AttributeProto::STRINGS: v.kind = K::kStrings; v.strings.assign(a.strings().begin(), a.strings().end()); break;
+    case onnx::AttributeProto::TENSOR:
+      v.kind = K::kTensor;
+      v.tensor = std::make_shared<Tensor>(TensorFromProto(a.t(), model_dir, what + " attribute '" + a.name() + "'"));
+      break;
+    case onnx::AttributeProto::GRAPH:
+    case onnx::AttributeProto::GRAPHS: v.kind = K::kGraph; break;
+    default: v.kind = K::kOther; break;
+  }
+  return v;
+}
+
+ValueInfo ConvertValueInfo(const onnx::ValueInfoProto& vi) {
+  ValueInfo info;
+  info.name = vi.name();
+  info.is_tensor = vi.type().has_tensor_type() || vi.type().value_case() == onnx::TypeProto::VALUE_NOT_SET;
+  if (vi.type().has_tensor_type()) {
+    const auto& tt = vi.type().tensor_type();
+    info.dtype = static_cast<DataType>(tt.elem_type());
+    if (tt.has_shape()) {
+      info.has_shape = true;
+      for (const auto& d : tt.shape().dim()) {
+        Dim dim;
+        if (d.has_dim_value()) dim.value = d.dim_value();
+        if (d.has_dim_param()) dim.param = d.dim_param();
+        info.shape.push_back(dim);
+      }
+    }
+  }
+  return info;
+}
+
+// The value of a Constant node, from whichever of its attributes is set.
+Tensor ConstantValue(const Node& node, const std::string& what) {
+  const Attributes& a = node.attrs;
+  if (const Tensor* t = a.GetTensor("value")) return *t;
+  if (a.Has("value_float")) return Tensor::Scalar<float>(a.GetFloat("value_float", 0));
+  if (a.Has("value_floats")) {
+    const auto v = a.GetFloats("value_floats");
+    return Tensor::FromVector<float>({static_cast<int64_t>(v.size())}, v);
+  }
+  if (a.Has("value_int")) return Tensor::Scalar<int64_t>(a.GetInt("value_int", 0));
+  if (a.Has("value_ints")) {
+    const auto v = a.GetInts("value_ints");
+    return Tensor::FromVector<int64_t>({static_cast<int64_t>(v.size())}, v);
+  }
+  ThrowInputError(what, ": Constant node has no supported value attribute (string and sparse constants are not supported)");
+}
+
+}  // namespace
+
+int Graph::OpsetFor(const std::string& domain) const {
+  const std::string d = domain == "ai.onnx" ? std::string() : domain;
+  auto it = opsets.find(d);
+  if (it == opsets.end()) ThrowInputError(source, ": the model does not import an opset for domain '", d, "'");
+  return it->second;
+}
+
+Graph GraphFromModel(const onnx::ModelProto& model, const std::string& model_dir, const std::string& source) {
+  Graph g;
+  g.source = source;
+  for (const auto& op : model.opset_import()) {
+    const std::string d = op.domain() == "ai.onnx" ? std::string() : op.domain();
+    g.opsets[d] = static_cast<int>(op.version());
+  }
+  if (model.opset_import_size() == 0) g.opsets[""] = 1;  // IR version 1-2 models have no opset_import
+  const onnx::GraphProto& gp = model.graph();
+  std::set<std::string> produced;
+  for (const auto& init : gp.initializer()) {
+    const std::string what = source + ": initializer '" + init.name() + "'";
+    if (!produced.insert(init.name()).second) ThrowInputError(what, " is defined twice");
+    g.constants[init.name()] = TensorFromProto(init, model_dir, what);
+  }
+  if (gp.sparse_initializer_size() > 0) ThrowInputError(source, ": sparse initializers are not supported");
+  for (const auto& in : gp.input()) {
+    if (g.constants.count(in.name())) continue;  // an initializer listed as input (IR < 4 style)
+    if (!produced.insert(in.name()).second) ThrowInputError(source, ": graph input '", in.name(), "' is defined twice");
+    g.inputs.push_back(ConvertValueInfo(in));
+  }
+  for (const auto& out : gp.output()) g.outputs.push_back(ConvertValueInfo(out));
+  int index = 0;
+  for (const auto& np : gp.node()) {
+    Node n;
+    n.name = np.name().empty() ? np.op_type() + "_" + std::to_string(index) : np.name();
+    ++index;
+    n.op_type = np.op_type();
+    n.domain = np.domain() == "ai.onnx" ? std::string() : np.domain();
+    n.inputs.assign(np.input().begin(), np.input().end());
+    n.outputs.assign(np.output().begin(), np.output().end());
+    const std::string what = source + ": node '" + n.name + "' (" + n.op_type + ")";
+    for (const auto& a : np.attribute()) n.attrs.Set(a.name(), ConvertAttribute(a, model_dir, what));
+    for (const std::string& o : n.outputs) {
+      if (!o.empty() && !produced.insert(o).second) ThrowInputError(what, ": tensor '", o, "' is produced twice");
+    }
+    if (n.op_type == "Constant" && n.domain.empty()) {
+      if (n.outputs.size() != 1) ThrowInputError(what, ": Constant must have one output");
+      g.constants[n.outputs[0]] = ConstantValue(n, what);
+      continue;
+    }
+    g.nodes.push_back(std::move(n));
+  }
+  return g;
+}
+
+Graph LoadGraph(const std::string& path) {
+  onnx::ModelProto model;
+  LoadModelProto(path, &model);
+  const std::string dir = std::filesystem::path(path).parent_path().string();
+  return GraphFromModel(model, dir.empty() ? "." : dir, path);
+}
+
+}  // namespace ptq

@@ -1,0 +1,349 @@
+// Shared machinery of the element-wise kernels: element traits, type dispatch, unary maps,
+// broadcast loops and the generic unary/binary/variadic kernels built from them.
+#pragma once
+
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <string>
+#include <type_traits>
+#include <vector>
+
+#include "runtime/float16.h"
+#include "runtime/kernel.h"
+#include "runtime/tensor.h"
+
+namespace ptq {
+
+// ---- Element traits -------------------------------------------------------------------------
+// How elements of a DataType are stored in a Tensor (Storage) and the type arithmetic runs in
+// (Compute): float16 and bfloat16 compute in float; every other type in its storage type.
+template <DataType D, class S>
+struct PlainElem {
+  static constexpr DataType kType = D;
+  using Storage = S;
+  using Compute = S;
+  static S Load(S v) { return v; }
+  static S Store(S v) { return v; }
+};
+template <DataType D> struct Elem;
+template <> struct Elem<DataType::kFloat> : PlainElem<DataType::kFloat, float> {};
+template <> struct Elem<DataType::kDouble> : PlainElem<DataType::kDouble, double> {};
+template <> struct Elem<DataType::kInt8> : PlainElem<DataType::kInt8, int8_t> {};
+template <> struct Elem<DataType::kInt16> : PlainElem<DataType::kInt16, int16_t> {};
+template <> struct Elem<DataType::kInt32> : PlainElem<DataType::kInt32, int32_t> {};
+template <> struct Elem<DataType::kInt64> : PlainElem<DataType::kInt64, int64_t> {};
+template <> struct Elem<DataType::kUint8> : PlainElem<DataType::kUint8, uint8_t> {};
+template <> struct Elem<DataType::kUint16> : PlainElem<DataType::kUint16, uint16_t> {};
+template <> struct Elem<DataType::kUint32> : PlainElem<DataType::kUint32, uint32_t> {};
+template <> struct Elem<DataType::kUint64> : PlainElem<DataType::kUint64, uint64_t> {};
+template <> struct Elem<DataType::kBool> : PlainElem<DataType::kBool, bool> {};
+template <> struct Elem<DataType::kInt4> : PlainElem<DataType::kInt4, int8_t> {};
+template <> struct Elem<DataType::kUint4> : PlainElem<DataType::kUint4, uint8_t> {};
+template <> struct Elem<DataType::kFloat16> {
+  static constexpr DataType kType = DataType::kFloat16;
+  using Storage = uint16_t;
+  using Compute = float;
+  static float Load(uint16_t v) { return HalfToFloat(v); }
+  static uint16_t Store(float v) { return FloatToHalf(v); }
+};
+template <> struct Elem<DataType::kBfloat16> {
+  static constexpr DataType kType = DataType::kBfloat16;
+  using Storage = uint16_t;
+  using Compute = float;
+  static float Load(uint16_t v) { return Bfloat16ToFloat(v); }
+  static uint16_t Store(float v) { return FloatToBfloat16(v); }
+};
+
+// ---- Type dispatch ----------------------------------------------------------------------------
+// Sets of element types a kernel accepts (bit flags).
+enum TypeSet : unsigned {
+  kFloatTypes = 1u << 0,         // float32, float64, float16, bfloat16
+  kSignedIntTypes = 1u << 1,     // int8, int16, int32, int64
+  kUnsignedIntTypes = 1u << 2,   // uint8, uint16, uint32, uint64
+  kBoolType = 1u << 3,
+  kInt4Types = 1u << 4,          // int4, uint4
+  kIntTypes = kSignedIntTypes | kUnsignedIntTypes,
+  kNumericTypes = kFloatTypes | kIntTypes,
+  kSignedTypes = kFloatTypes | kSignedIntTypes,
+  kAllTypes = kNumericTypes | kBoolType | kInt4Types,
+};
+
+// Throws an input error: "<op>: input '<input>' has type T; supported types: ...".
+[[noreturn]] void ThrowUnsupportedType(const std::string& op, const std::string& input, DataType t,
+                                       unsigned types);
+
+// Calls f(Elem<t>{}) when t is one of Types; otherwise throws ThrowUnsupportedType. Only the
+// types in Types are instantiated.
+template <unsigned Types, class F>
+void DispatchType(DataType t, const std::string& op, const std::string& input, F&& f) {
+#define PTQ_DISPATCH_CASE(SET, D)                    \
+  case D:                                            \
+    if constexpr ((Types & (SET)) != 0) return f(Elem<D>{}); \
+    break;
+  switch (t) {
+    PTQ_DISPATCH_CASE(kFloatTypes, DataType::kFloat)
+    PTQ_DISPATCH_CASE(kFloatTypes, DataType::kDouble)
+    PTQ_DISPATCH_CASE(kFloatTypes, DataType::kFloat16)
+    PTQ_DISPATCH_CASE(kFloatTypes, DataType::kBfloat16)
+    PTQ_DISPATCH_CASE(kSignedIntTypes, DataType::kInt8)
+    PTQ_DISPATCH_CASE(kSignedIntTypes, DataType::kInt16)
+    PTQ_DISPATCH_CASE(kSignedIntTypes, DataType::kInt32)
+    PTQ_DISPATCH_CASE(kSignedIntTypes, DataType::kInt64)
+    PTQ_DISPATCH_CASE(kUnsignedIntTypes, DataType::kUint8)
+    PTQ_DISPATCH_CASE(kUnsignedIntTypes, DataType::kUint16)
+    PTQ_DISPATCH_CASE(kUnsignedIntTypes, DataType::kUint32)
+    PTQ_DISPATCH_CASE(kUnsignedIntTypes, DataType::kUint64)
+    PTQ_DISPATCH_CASE(kBoolType, DataType::kBool)
+    PTQ_DISPATCH_CASE(kInt4Types, DataType::kInt4)
+    PTQ_DISPATCH_CASE(kInt4Types, DataType::kUint4)
+    default:
+      break;
+  }
+#undef PTQ_DISPATCH_CASE
+  ThrowUnsupportedType(op, input, t, Types);
+}
+
+// True for the integer Compute types (not bool).
+template <class T>
+constexpr bool kIsInt = std::is_integral<T>::value && !std::is_same<T, bool>::value;
+
+// Two's-complement wrapping +, -, * for integers (no undefined behaviour on overflow); plain
+// arithmetic for floating types.
+template <class T>
+using WrapType = std::conditional_t<(sizeof(T) < 4), uint32_t, std::make_unsigned_t<T>>;
+template <class T>
+T WrapAdd(T a, T b) {
+  if constexpr (kIsInt<T>) return static_cast<T>(static_cast<WrapType<T>>(a) + static_cast<WrapType<T>>(b));
+  else return a + b;
+}
+template <class T>
+T WrapSub(T a, T b) {
+  if constexpr (kIsInt<T>) return static_cast<T>(static_cast<WrapType<T>>(a) - static_cast<WrapType<T>>(b));
+  else return a - b;
+}
+template <class T>
+T WrapMul(T a, T b) {
+  if constexpr (kIsInt<T>) return static_cast<T>(static_cast<WrapType<T>>(a) * static_cast<WrapType<T>>(b));
+  else return a * b;
+}
+
+// Floating value to integer type I: truncated toward zero, saturated at I's range; NaN gives 0.
+template <class I, class F>
+I SaturateCast(F v) {
+  if (!(v == v)) return I(0);
+  const double d = static_cast<double>(v);
+  const double lo = static_cast<double>(std::numeric_limits<I>::min());      // 0 or -2^(bits-1)
+  const double hi = static_cast<double>(std::numeric_limits<I>::max()) + 1.0;  // 2^bits or 2^(bits-1)
+  if (d >= hi) return std::numeric_limits<I>::max();
+  if (d <= lo) return std::numeric_limits<I>::min();
+  return static_cast<I>(d);
+}
+
+// ---- Unary map --------------------------------------------------------------------------------
+// y[i] = fn(x[i]) over contiguous arrays (kept minimal so that the loop vectorises).
+template <class In, class Out, class Fn>
+void MapArray(const In* __restrict x, Out* __restrict y, int64_t n, const Fn& fn) {
+  for (int64_t i = 0; i < n; ++i) y[i] = fn(x[i]);
+}
+
+// y = fn(x) element-wise; y has x's shape and EO's type; fn maps EI::Compute to EO::Compute.
+// float16/bfloat16 elements are converted in blocks so that fn runs over float arrays.
+template <class EI, class EO, class Fn>
+Tensor MapUnary(const Tensor& x, const Fn& fn) {
+  using SI = typename EI::Storage;
+  using SO = typename EO::Storage;
+  using CI = typename EI::Compute;
+  using CO = typename EO::Compute;
+  Tensor y(EO::kType, x.shape());
+  const SI* in = x.data<SI>();
+  SO* out = y.data<SO>();
+  const int64_t n = x.size();
+  if constexpr (std::is_same<SI, CI>::value && std::is_same<SO, CO>::value) {
+    MapArray(in, out, n, fn);
+  } else {
+    constexpr int64_t kBlock = 256;
+    CI a[kBlock];
+    CO b[kBlock];
+    for (int64_t start = 0; start < n; start += kBlock) {
+      const int64_t len = n - start < kBlock ? n - start : kBlock;
+      for (int64_t i = 0; i < len; ++i) a[i] = EI::Load(in[start + i]);
+      MapArray(a, b, len, fn);
+      for (int64_t i = 0; i < len; ++i) out[start + i] = EO::Store(b[i]);
+    }
+  }
+  return y;
+}
+
+// ---- Broadcasting -----------------------------------------------------------------------------
+// How to walk an n-ary numpy broadcast: adjacent axes that every input walks alike are merged;
+// the innermost merged axis becomes a run of `inner` elements in which each input either
+// advances by one element (step 1) or repeats one element (step 0); the other merged axes are
+// walked by an odometer that updates offsets incrementally.
+struct BroadcastPlan {
+  Shape out_shape;
+  int64_t out_size = 0;
+  int64_t inner = 1;                               // elements per run
+  std::vector<int64_t> inner_step;                 // per input: 1 or 0
+  std::vector<int64_t> outer_dims;                 // merged outer axes, outermost first
+  std::vector<std::vector<int64_t>> outer_strides; // [input][outer axis], in elements
+};
+
+// Throws an input error naming the shapes when they do not broadcast.
+BroadcastPlan PlanBroadcast(const std::vector<const Shape*>& shapes);
+
+// Calls run(offsets, out_offset, plan.inner) once per run; offsets[k] is input k's element offset.
+template <class Fn>
+void ForEachRun(const BroadcastPlan& p, const Fn& run) {
+  if (p.out_size == 0) return;
+  const size_t num_inputs = p.inner_step.size();
+  const size_t rank = p.outer_dims.size();
+  std::vector<int64_t> index(rank, 0), offsets(num_inputs, 0);
+  const int64_t runs = p.out_size / p.inner;
+  for (int64_t r = 0; r < runs; ++r) {
+    run(offsets.data(), r * p.inner, p.inner);
+    for (size_t axis = rank; axis-- > 0;) {
+      if (++index[axis] < p.outer_dims[axis]) {
+        for (size_t k = 0; k < num_inputs; ++k) offsets[k] += p.outer_strides[k][axis];
+        break;
+      }
+      index[axis] = 0;
+      for (size_t k = 0; k < num_inputs; ++k) offsets[k] -= p.outer_strides[k][axis] * (p.outer_dims[axis] - 1);
+    }
+  }
+}
+
+// out[i] = Store(fn(Load(a[i*sa]), Load(b[i*sb]))) for i < n, with sa, sb in {0, 1}.
+template <class EA, class EB, class EO, class Fn>
+void BinaryRun(const typename EA::Storage* __restrict a, int64_t sa, const typename EB::Storage* __restrict b,
+               int64_t sb, typename EO::Storage* __restrict out, int64_t n, const Fn& fn) {
+  if (sa && sb) {
+    for (int64_t i = 0; i < n; ++i) out[i] = EO::Store(fn(EA::Load(a[i]), EB::Load(b[i])));
+  } else if (sa) {
+    const auto y = EB::Load(b[0]);
+    for (int64_t i = 0; i < n; ++i) out[i] = EO::Store(fn(EA::Load(a[i]), y));
+  } else if (sb) {
+    const auto x = EA::Load(a[0]);
+    for (int64_t i = 0; i < n; ++i) out[i] = EO::Store(fn(x, EB::Load(b[i])));
+  } else {
+    const auto v = EO::Store(fn(EA::Load(a[0]), EB::Load(b[0])));
+    for (int64_t i = 0; i < n; ++i) out[i] = v;
+  }
+}
+
+// C = fn(A, B) element-wise with numpy broadcasting; C has EO's type.
+template <class EA, class EB, class EO, class Fn>
+Tensor BroadcastBinary(const Tensor& a, const Tensor& b, const Fn& fn) {
+  const BroadcastPlan p = PlanBroadcast({&a.shape(), &b.shape()});
+  Tensor c(EO::kType, p.out_shape);
+  const auto* pa = a.data<typename EA::Storage>();
+  const auto* pb = b.data<typename EB::Storage>();
+  auto* pc = c.data<typename EO::Storage>();
+  ForEachRun(p, [&](const int64_t* off, int64_t out_off, int64_t n) {
+    BinaryRun<EA, EB, EO>(pa + off[0], p.inner_step[0], pb + off[1], p.inner_step[1], pc + out_off, n, fn);
+  });
+  return c;
+}
+
+// ---- Old-opset broadcasting -------------------------------------------------------------------
+// Binary ops before opset 7 broadcast only when attribute broadcast=1, aligning B's axes with A's
+// starting at attribute `axis` (default: B's trailing axes, as numpy).
+struct LegacyBroadcast {
+  bool enabled = false;
+  bool has_axis = false;
+  int64_t axis = 0;
+};
+LegacyBroadcast ReadLegacyBroadcast(const KernelInit& init);
+// B reshaped so that numpy broadcasting against A gives the old-opset result; requires
+// B's shape to match A's at the aligned axes (or be 1 there).
+Tensor AlignLegacyB(const LegacyBroadcast& legacy, const Tensor& a, const Tensor& b, const std::string& op);
+
+// ---- Generic kernels --------------------------------------------------------------------------
+// Y = op(X) element-wise for X of one of Types; Y has X's type and shape.
+// Op: `template <class T> T operator()(T) const` (a float overload may stand beside it).
+template <unsigned Types, class Op>
+class UnaryKernel final : public Kernel {
+ public:
+  UnaryKernel(const KernelInit& init, Op op) : op_type_(init.op_type), op_(op) {}
+  void Run(KernelContext& ctx) override {
+    const Tensor& x = ctx.required_input(0);
+    DispatchType<Types>(x.dtype(), op_type_, "X", [&](auto e) {
+      using E = decltype(e);
+      ctx.outputs[0] = MapUnary<E, E>(x, op_);
+    });
+  }
+
+ private:
+  std::string op_type_;
+  Op op_;
+};
+
+template <unsigned Types, class Op>
+std::unique_ptr<Kernel> MakeUnaryKernel(const KernelInit& init, Op op = Op{}) {
+  return std::make_unique<UnaryKernel<Types, Op>>(init, op);
+}
+
+// C = op(A, B) with numpy broadcasting, A and B of the same type from Types; C has that type, or
+// bool when kBoolOut (comparisons). Before opset 7 the broadcast/axis attributes are honoured.
+template <unsigned Types, class Op, bool kBoolOut = false>
+class BinaryKernel final : public Kernel {
+ public:
+  BinaryKernel(const KernelInit& init, Op op)
+      : op_type_(init.op_type), op_(op), legacy_(ReadLegacyBroadcast(init)) {}
+  void Run(KernelContext& ctx) override {
+    const Tensor& a = ctx.required_input(0);
+    const Tensor& b = ctx.required_input(1);
+    PTQ_ENFORCE(a.dtype() == b.dtype(), op_type_, ": inputs 'A' and 'B' must have the same type, got ",
+                DataTypeName(a.dtype()), " and ", DataTypeName(b.dtype()));
+    const Tensor b_aligned = legacy_.enabled ? AlignLegacyB(legacy_, a, b, op_type_) : b;
+    DispatchType<Types>(a.dtype(), op_type_, "A", [&](auto e) {
+      using E = decltype(e);
+      using EO = std::conditional_t<kBoolOut, Elem<DataType::kBool>, E>;
+      ctx.outputs[0] = BroadcastBinary<E, E, EO>(a, b_aligned, op_);
+    });
+  }
+
+ private:
+  std::string op_type_;
+  Op op_;
+  LegacyBroadcast legacy_;
+};
+
+template <unsigned Types, class Op, bool kBoolOut = false>
+std::unique_ptr<Kernel> MakeBinaryKernel(const KernelInit& init, Op op = Op{}) {
+  return std::make_unique<BinaryKernel<Types, Op, kBoolOut>>(init, op);
+}
+
+// Y = op(...op(op(X0, X1), X2)..., Xn-1) with numpy broadcasting (Sum, Max, Min); one input is
+// passed through. All inputs must have the same type, one of Types.
+template <unsigned Types, class Op>
+class VariadicKernel final : public Kernel {
+ public:
+  VariadicKernel(const KernelInit& init, Op op) : op_type_(init.op_type), op_(op) {}
+  void Run(KernelContext& ctx) override {
+    PTQ_ENFORCE(ctx.num_inputs() >= 1, op_type_, ": needs at least one input");
+    const Tensor& first = ctx.required_input(0);
+    for (int i = 1; i < ctx.num_inputs(); ++i) {
+      const Tensor& x = ctx.required_input(i);
+      PTQ_ENFORCE(x.dtype() == first.dtype(), op_type_, ": all inputs must have the same type; input 0 is ",
+                  DataTypeName(first.dtype()), ", input ", i, " is ", DataTypeName(x.dtype()));
+    }
+    DispatchType<Types>(first.dtype(), op_type_, "data_0", [&](auto e) {
+      using E = decltype(e);
+      Tensor acc = first;
+      for (int i = 1; i < ctx.num_inputs(); ++i) acc = BroadcastBinary<E, E, E>(acc, *ctx.inputs[i], op_);
+      ctx.outputs[0] = acc;
+    });
+  }
+
+ private:
+  std::string op_type_;
+  Op op_;
+};
+
+template <unsigned Types, class Op>
+std::unique_ptr<Kernel> MakeVariadicKernel(const KernelInit& init, Op op = Op{}) {
+  return std::make_unique<VariadicKernel<Types, Op>>(init, op);
+}
+
+}  // namespace ptq

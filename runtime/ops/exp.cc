@@ -1,0 +1,25 @@
+// Exp kernel: Y = e^X on float types (vectorised for float32).
+#include "runtime/ops/exp.h"
+
+#include <cmath>
+
+#include "runtime/ops/elementwise.h"
+#include "runtime/ops/vector_math.h"
+
+namespace ptq {
+namespace {
+
+// y = e^x
+struct ExpOp {
+  float operator()(float x) const { return VecExp(x); }
+  template <class T>
+  T operator()(T x) const {
+    return std::exp(x);
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Kernel> MakeExp(const KernelInit& init) { return MakeUnaryKernel<kFloatTypes>(init, ExpOp{}); }
+
+}  // namespace ptq

@@ -1,0 +1,12 @@
+// GreaterOrEqual: C = (A >= B) as bool, with numpy broadcasting.
+#pragma once
+
+#include <memory>
+
+#include "runtime/kernel.h"
+
+namespace ptq {
+
+std::unique_ptr<Kernel> MakeGreaterOrEqual(const KernelInit& init);
+
+}  // namespace ptq

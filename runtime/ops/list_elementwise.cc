@@ -1,0 +1,95 @@
+// Kernel list of the elementwise family: one line per op.
+#include "runtime/op_registry.h"
+#include "runtime/ops/abs.h"
+#include "runtime/ops/add.h"
+#include "runtime/ops/and.h"
+#include "runtime/ops/cast.h"
+#include "runtime/ops/ceil.h"
+#include "runtime/ops/clip.h"
+#include "runtime/ops/cos.h"
+#include "runtime/ops/div.h"
+#include "runtime/ops/equal.h"
+#include "runtime/ops/erf.h"
+#include "runtime/ops/exp.h"
+#include "runtime/ops/floor.h"
+#include "runtime/ops/gelu.h"
+#include "runtime/ops/greater.h"
+#include "runtime/ops/greater_or_equal.h"
+#include "runtime/ops/hard_sigmoid.h"
+#include "runtime/ops/hard_swish.h"
+#include "runtime/ops/leaky_relu.h"
+#include "runtime/ops/less.h"
+#include "runtime/ops/less_or_equal.h"
+#include "runtime/ops/log.h"
+#include "runtime/ops/max.h"
+#include "runtime/ops/min.h"
+#include "runtime/ops/mod.h"
+#include "runtime/ops/mul.h"
+#include "runtime/ops/neg.h"
+#include "runtime/ops/not.h"
+#include "runtime/ops/or.h"
+#include "runtime/ops/pow.h"
+#include "runtime/ops/prelu.h"
+#include "runtime/ops/reciprocal.h"
+#include "runtime/ops/relu.h"
+#include "runtime/ops/round.h"
+#include "runtime/ops/sigmoid.h"
+#include "runtime/ops/sign.h"
+#include "runtime/ops/sin.h"
+#include "runtime/ops/softplus.h"
+#include "runtime/ops/sqrt.h"
+#include "runtime/ops/sub.h"
+#include "runtime/ops/sum.h"
+#include "runtime/ops/tanh.h"
+#include "runtime/ops/where.h"
+#include "runtime/ops/xor.h"
+
+namespace ptq {
+
+void RegisterElementwiseOps(OpRegistry& r) {
+  r.Add({"", "Abs", 1, 21, MakeAbs});
+  r.Add({"", "Add", 1, 21, MakeAdd});
+  r.Add({"", "Sub", 1, 21, MakeSub});
+  r.Add({"", "Mul", 1, 21, MakeMul});
+  r.Add({"", "Div", 1, 21, MakeDiv});
+  r.Add({"", "Pow", 1, 21, MakePow});
+  r.Add({"", "Neg", 1, 21, MakeNeg});
+  r.Add({"", "Reciprocal", 1, 21, MakeReciprocal});
+  r.Add({"", "Sqrt", 1, 21, MakeSqrt});
+  r.Add({"", "Exp", 1, 21, MakeExp});
+  r.Add({"", "Log", 1, 21, MakeLog});
+  r.Add({"", "Erf", 9, 21, MakeErf});
+  r.Add({"", "Sin", 7, 21, MakeSin});
+  r.Add({"", "Cos", 7, 21, MakeCos});
+  r.Add({"", "Tanh", 1, 21, MakeTanh});
+  r.Add({"", "Sigmoid", 1, 21, MakeSigmoid});
+  r.Add({"", "Softplus", 1, 21, MakeSoftplus});
+  r.Add({"", "Relu", 1, 21, MakeRelu});
+  r.Add({"", "LeakyRelu", 1, 21, MakeLeakyRelu});
+  r.Add({"", "HardSigmoid", 1, 21, MakeHardSigmoid});
+  r.Add({"", "HardSwish", 14, 21, MakeHardSwish});
+  r.Add({"", "PRelu", 1, 21, MakePRelu});
+  r.Add({"", "Ceil", 1, 21, MakeCeil});
+  r.Add({"", "Floor", 1, 21, MakeFloor});
+  r.Add({"", "Round", 11, 21, MakeRound});
+  r.Add({"", "Sign", 9, 21, MakeSign});
+  r.Add({"", "Clip", 1, 21, MakeClip});
+  r.Add({"", "Max", 1, 21, MakeMax});
+  r.Add({"", "Min", 1, 21, MakeMin});
+  r.Add({"", "Sum", 1, 21, MakeSum});
+  r.Add({"", "Equal", 1, 21, MakeEqual});
+  r.Add({"", "Greater", 1, 21, MakeGreater});
+  r.Add({"", "GreaterOrEqual", 12, 21, MakeGreaterOrEqual});
+  r.Add({"", "Less", 1, 21, MakeLess});
+  r.Add({"", "LessOrEqual", 12, 21, MakeLessOrEqual});
+  r.Add({"", "And", 1, 21, MakeAnd});
+  r.Add({"", "Or", 1, 21, MakeOr});
+  r.Add({"", "Xor", 1, 21, MakeXor});
+  r.Add({"", "Not", 1, 21, MakeNot});
+  r.Add({"", "Where", 9, 21, MakeWhere});
+  r.Add({"", "Cast", 1, 21, MakeCast});
+  r.Add({"", "Mod", 10, 21, MakeMod});
+  r.Add({"", "Gelu", 20, 21, MakeGelu});
+}
+
+}  // namespace ptq

@@ -1,0 +1,12 @@
+// Or: C = A || B for bool tensors, with numpy broadcasting.
+#pragma once
+
+#include <memory>
+
+#include "runtime/kernel.h"
+
+namespace ptq {
+
+std::unique_ptr<Kernel> MakeOr(const KernelInit& init);
+
+}  // namespace ptq

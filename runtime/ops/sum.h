@@ -1,0 +1,12 @@
+// Sum: element-wise sum of one or more inputs with numpy broadcasting.
+#pragma once
+
+#include <memory>
+
+#include "runtime/kernel.h"
+
+namespace ptq {
+
+std::unique_ptr<Kernel> MakeSum(const KernelInit& init);
+
+}  // namespace ptq

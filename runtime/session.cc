@@ -1,0 +1,239 @@
+// Graph checks, topological ordering, kernel creation and execution with last-use freeing.
+#include "runtime/session.h"
+
+#include <algorithm>
+#include <deque>
+#include <set>
+
+#include "runtime/op_registry.h"
+
+namespace ptq {
+
+struct Session::Step {
+  const Node* node;
+  std::unique_ptr<Kernel> kernel;
+  std::vector<int> input_slots;   // -1 for omitted inputs
+  std::vector<int> output_slots;  // -1 for omitted outputs
+  std::vector<int> free_after;    // slots whose last reader is this step
+};
+
+std::vector<UnsupportedOp> FindUnsupportedOps(const Graph& graph) {
+  std::vector<UnsupportedOp> out;
+  const OpRegistry& reg = OpRegistry::Global();
+  for (const Node& n : graph.nodes) {
+    const auto it = graph.opsets.find(n.domain);
+    const int opset = it == graph.opsets.end() ? 0 : it->second;
+    if (reg.Find(n.domain, n.op_type, opset)) continue;
+    auto found = std::find_if(out.begin(), out.end(), [&](const UnsupportedOp& u) {
+      return u.op_type == n.op_type && u.domain == n.domain;
+    });
+    if (found == out.end()) {
+      out.push_back({n.domain, n.op_type, opset, {}});
+      found = out.end() - 1;
+    }
+    found->nodes.push_back(n.name);
+  }
+  return out;
+}
+
+namespace {
+
+std::string DescribeUnsupported(const Graph& g, const std::vector<UnsupportedOp>& ops) {
+  std::string msg = g.source + ": unsupported ops (" + std::to_string(ops.size()) + "):";
+  for (const UnsupportedOp& u : ops) {
+    msg += " " + (u.domain.empty() ? std::string() : u.domain + ".") + u.op_type + " (opset " + std::to_string(u.opset) +
+           ", nodes: ";
+    const size_t shown = std::min<size_t>(u.nodes.size(), 5);
+    for (size_t i = 0; i < shown; ++i) msg += (i ? ", " : "") + u.nodes[i];
+    if (u.nodes.size() > shown) msg += ", ... " + std::to_string(u.nodes.size() - shown) + " more";
+    msg += ");";
+  }
+  msg.pop_back();
+  return msg;
+}
+
+void CheckFeed(const ValueInfo& info, const Tensor& t, const std::string& source) {
+  if (info.dtype != DataType::kUndefined && info.dtype != t.dtype()) {
+    ThrowInputError(source, ": input '", info.name, "' expects ", DataTypeName(info.dtype), ", got ",
+                    DataTypeName(t.dtype()));
+  }
+  if (!info.has_shape) return;
+  bool ok = info.shape.size() == t.shape().size();
+  for (size_t i = 0; ok && i < info.shape.size(); ++i) {
+    ok = info.shape[i].value < 0 || info.shape[i].value == t.shape()[i];
+  }
+  if (!ok) {
+    std::string expected = "[";
+    for (size_t i = 0; i < info.shape.size(); ++i) {
+      const Dim& d = info.shape[i];
+      expected += (i ? ", " : "") + (d.value >= 0 ? std::to_string(d.value) : (d.param.empty() ? "?" : d.param));
+    }
+    ThrowInputError(source, ": input '", info.name, "' expects shape ", expected, "], got ", ShapeToString(t.shape()));
+  }
+}
+
+}  // namespace
+
+Session::Session(std::shared_ptr<const Graph> graph) : graph_(std::move(graph)) {
+  const Graph& g = *graph_;
+  for (const auto* list : {&g.inputs, &g.outputs}) {
+    for (const ValueInfo& v : *list) {
+      if (!v.is_tensor) ThrowInputError(g.source, ": '", v.name, "' is a sequence, optional or map value; ptq runs tensors only");
+    }
+  }
+  const std::vector<UnsupportedOp> unsupported = FindUnsupportedOps(g);
+  if (!unsupported.empty()) ThrowInputError(DescribeUnsupported(g, unsupported));
+
+  auto new_slot = [&](const std::string& name) {
+    slot_of_[name] = num_slots_;
+    return num_slots_++;
+  };
+  for (const ValueInfo& in : g.inputs) input_slots_.push_back(new_slot(in.name));
+  for (const auto& kv : g.constants) constant_slots_.push_back({new_slot(kv.first), &kv.second});
+  std::map<std::string, size_t> producer;  // tensor -> node index
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    for (const std::string& o : g.nodes[i].outputs) {
+      if (o.empty()) continue;
+      if (slot_of_.count(o)) {
+        ThrowInputError(g.source, ": tensor '", o, "' is produced by node '", g.nodes[i].name,
+                        "' but is also a graph input or constant");
+      }
+      producer[o] = i;
+      new_slot(o);
+    }
+  }
+  // Kahn's algorithm over node dependencies, stable in file order.
+  std::vector<int> pending(g.nodes.size(), 0);
+  std::vector<std::vector<size_t>> readers(g.nodes.size());
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    std::set<size_t> deps;
+    for (const std::string& in : g.nodes[i].inputs) {
+      if (in.empty()) continue;
+      if (!slot_of_.count(in)) {
+        ThrowInputError(g.source, ": node '", g.nodes[i].name, "' (", g.nodes[i].op_type, ") reads tensor '", in,
+                        "', which no node produces and which is not a graph input or initializer");
+      }
+      auto p = producer.find(in);
+      if (p != producer.end()) deps.insert(p->second);
+    }
+    pending[i] = static_cast<int>(deps.size());
+    for (size_t d : deps) readers[d].push_back(i);
+  }
+  std::deque<size_t> ready;
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    if (pending[i] == 0) ready.push_back(i);
+  }
+  std::vector<size_t> order;
+  while (!ready.empty()) {
+    const size_t i = ready.front();
+    ready.pop_front();
+    order.push_back(i);
+    for (size_t r : readers[i]) {
+      if (--pending[r] == 0) ready.push_back(r);
+    }
+  }
+  if (order.size() != g.nodes.size()) {
+    for (size_t i = 0; i < g.nodes.size(); ++i) {
+      if (pending[i] > 0) {
+        ThrowInputError(g.source, ": the graph has a cycle through node '", g.nodes[i].name, "' (", g.nodes[i].op_type,
+                        ")");
+      }
+    }
+  }
+  for (const ValueInfo& out : g.outputs) {
+    auto it = slot_of_.find(out.name);
+    if (it == slot_of_.end()) ThrowInputError(g.source, ": graph output '", out.name, "' is never produced");
+    output_slots_.push_back(it->second);
+  }
+
+  // Create kernels and find each slot's last reader.
+  std::vector<int> last_reader(static_cast<size_t>(num_slots_), -1);
+  const OpRegistry& reg = OpRegistry::Global();
+  for (size_t pos = 0; pos < order.size(); ++pos) {
+    const Node& n = g.nodes[order[pos]];
+    Step step;
+    step.node = &n;
+    KernelInit init;
+    init.node_name = n.name;
+    init.op_type = n.op_type;
+    init.opset = g.OpsetFor(n.domain);
+    init.attrs = &n.attrs;
+    init.num_inputs = static_cast<int>(n.inputs.size());
+    init.num_outputs = static_cast<int>(n.outputs.size());
+    for (const std::string& in : n.inputs) {
+      const int slot = in.empty() ? -1 : slot_of_.at(in);
+      step.input_slots.push_back(slot);
+      auto c = in.empty() ? g.constants.end() : g.constants.find(in);
+      init.const_inputs.push_back(c == g.constants.end() ? nullptr : &c->second);
+      if (slot >= 0) last_reader[static_cast<size_t>(slot)] = static_cast<int>(pos);
+    }
+    for (const std::string& o : n.outputs) step.output_slots.push_back(o.empty() ? -1 : slot_of_.at(o));
+    const KernelDef* def = reg.Find(n.domain, n.op_type, init.opset);
+    try {
+      step.kernel = def->factory(init);
+    } catch (const Error& e) {
+      throw Error(e.kind(), StrCat(g.source, ": node '", n.name, "' (", n.op_type, "): ", e.what()));
+    }
+    steps_.push_back(std::move(step));
+  }
+  std::vector<bool> keep(static_cast<size_t>(num_slots_), false);
+  for (int s : output_slots_) keep[static_cast<size_t>(s)] = true;
+  for (const auto& c : constant_slots_) keep[static_cast<size_t>(c.first)] = true;
+  for (int s = 0; s < num_slots_; ++s) {
+    const int r = last_reader[static_cast<size_t>(s)];
+    if (r >= 0 && !keep[static_cast<size_t>(s)]) steps_[static_cast<size_t>(r)].free_after.push_back(s);
+  }
+}
+
+Session::~Session() = default;
+
+std::vector<Tensor> Session::Run(const std::map<std::string, Tensor>& feeds, const Observer& observer) {
+  const Graph& g = *graph_;
+  for (const auto& kv : feeds) {
+    if (!slot_of_.count(kv.first) || g.constants.count(kv.first)) {
+      std::string names;
+      for (const ValueInfo& in : g.inputs) names += (names.empty() ? "" : ", ") + in.name;
+      ThrowInputError(g.source, ": '", kv.first, "' is not an input of the model (inputs: ", names, ")");
+    }
+  }
+  std::vector<Tensor> slots(static_cast<size_t>(num_slots_));
+  for (const auto& c : constant_slots_) slots[static_cast<size_t>(c.first)] = *c.second;
+  for (size_t i = 0; i < g.inputs.size(); ++i) {
+    const ValueInfo& info = g.inputs[i];
+    auto it = feeds.find(info.name);
+    if (it == feeds.end()) ThrowInputError(g.source, ": no value given for input '", info.name, "'");
+    CheckFeed(info, it->second, g.source);
+    slots[static_cast<size_t>(input_slots_[i])] = it->second;
+    if (observer) observer({nullptr, info.name, it->second});
+  }
+  KernelContext ctx;
+  for (Step& step : steps_) {
+    const Node& n = *step.node;
+    ctx.inputs.clear();
+    for (int s : step.input_slots) ctx.inputs.push_back(s < 0 ? nullptr : &slots[static_cast<size_t>(s)]);
+    ctx.outputs.assign(step.output_slots.size(), Tensor());
+    try {
+      step.kernel->Run(ctx);
+    } catch (const Error& e) {
+      throw Error(e.kind(), StrCat(g.source, ": node '", n.name, "' (", n.op_type, "): ", e.what()));
+    } catch (const std::bad_alloc&) {
+      ThrowInputError(g.source, ": node '", n.name, "' (", n.op_type, "): out of memory");
+    }
+    for (size_t o = 0; o < step.output_slots.size(); ++o) {
+      const int s = step.output_slots[o];
+      if (s < 0) continue;
+      if (ctx.outputs[o].empty_value()) {
+        throw Error(ErrorKind::kInternal, StrCat(g.source, ": node '", n.name, "' (", n.op_type, ") did not produce output ",
+                                                 o, " '", n.outputs[o], "'"));
+      }
+      slots[static_cast<size_t>(s)] = std::move(ctx.outputs[o]);
+      if (observer) observer({&n, n.outputs[o], slots[static_cast<size_t>(s)]});
+    }
+    for (int s : step.free_after) slots[static_cast<size_t>(s)] = Tensor();
+  }
+  std::vector<Tensor> outputs;
+  for (int s : output_slots_) outputs.push_back(slots[static_cast<size_t>(s)]);
+  return outputs;
+}
+
+}  // namespace ptq

@@ -1,0 +1,61 @@
+// The graph interpreter: prepares kernels once, then runs the graph in topological order, freeing
+// each intermediate tensor after its last use and letting a caller observe every tensor produced.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "runtime/graph.h"
+#include "runtime/kernel.h"
+
+namespace ptq {
+
+// One tensor seen during a run. `node` is nullptr for graph inputs.
+struct Observation {
+  const Node* node;
+  const std::string& name;
+  const Tensor& value;
+};
+using Observer = std::function<void(const Observation&)>;
+
+// An op type the registry has no kernel for, with the nodes that use it.
+struct UnsupportedOp {
+  std::string domain;
+  std::string op_type;
+  int opset;
+  std::vector<std::string> nodes;
+};
+
+// Every unsupported op of the graph (empty when all are supported).
+std::vector<UnsupportedOp> FindUnsupportedOps(const Graph& graph);
+
+class Session {
+ public:
+  // Checks the graph (every input produced, no cycle, every op supported: one error listing all
+  // unsupported op types and their nodes), orders the nodes and creates their kernels.
+  explicit Session(std::shared_ptr<const Graph> graph);
+  ~Session();
+
+  const Graph& graph() const { return *graph_; }
+
+  // Runs the graph on `feeds` (graph input name -> tensor) and returns the graph outputs in order.
+  // Each feed is checked against the declared element type and fixed dimensions; a missing or unknown
+  // input is an error naming it. The observer, when given, sees every graph input and every node
+  // output right after it is produced. Not thread-safe: one Run at a time per session.
+  std::vector<Tensor> Run(const std::map<std::string, Tensor>& feeds, const Observer& observer = nullptr);
+
+ private:
+  struct Step;
+  std::shared_ptr<const Graph> graph_;
+  std::vector<Step> steps_;
+  int num_slots_ = 0;
+  std::map<std::string, int> slot_of_;
+  std::vector<int> input_slots_;
+  std::vector<int> output_slots_;
+  std::vector<std::pair<int, const Tensor*>> constant_slots_;
+};
+
+}  // namespace ptq

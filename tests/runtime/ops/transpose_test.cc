@@ -1,0 +1,97 @@
+// Tests of Transpose: the attention permutation, the default reversal, and the fast strided copy
+// against a plain per-element reference for every element size.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstring>
+
+#include "runtime/shape_util.h"
+#include "tests/runtime/ops/op_test_util.h"
+
+namespace ptq {
+namespace {
+
+using testing::IntsAttr;
+using testing::RunOp;
+using testing::ToVector;
+
+// Reference: out[idx] = in[idx permuted back], one element at a time via div/mod.
+template <class T>
+std::vector<T> NaiveTranspose(const std::vector<T>& in, const Shape& in_shape, const std::vector<int64_t>& perm) {
+  const std::vector<int64_t> in_strides = Strides(in_shape);
+  Shape out_shape(perm.size());
+  for (size_t k = 0; k < perm.size(); ++k) out_shape[k] = in_shape[static_cast<size_t>(perm[k])];
+  std::vector<T> out(in.size());
+  for (int64_t i = 0; i < static_cast<int64_t>(out.size()); ++i) {
+    int64_t rest = i, src = 0;
+    for (size_t k = perm.size(); k-- > 0;) {
+      src += (rest % out_shape[k]) * in_strides[static_cast<size_t>(perm[k])];
+      rest /= out_shape[k];
+    }
+    out[static_cast<size_t>(i)] = in[static_cast<size_t>(src)];
+  }
+  return out;
+}
+
+template <class T>
+Tensor IotaTensor(const Shape& shape, DataType dtype) {
+  Tensor t(dtype, shape);
+  for (int64_t i = 0; i < t.size(); ++i) t.data<T>()[i] = static_cast<T>(i * 7 + 3);
+  return t;
+}
+
+Attributes Perm(std::vector<int64_t> perm) {
+  Attributes a;
+  a.Set("perm", IntsAttr(perm));
+  return a;
+}
+
+// numpy: arange(120).reshape(2, 3, 4, 5).transpose(0, 2, 1, 3), first 30 values.
+TEST(TransposeOp, AttentionPermSwapsHeadsAndSequence) {
+  std::vector<float> v(120);
+  for (int i = 0; i < 120; ++i) v[static_cast<size_t>(i)] = static_cast<float>(i);
+  std::vector<Tensor> y = RunOp("Transpose", 13, Perm({0, 2, 1, 3}), {Tensor::FromVector<float>({2, 3, 4, 5}, v)});
+  EXPECT_EQ(y[0].shape(), (Shape{2, 4, 3, 5}));
+  const std::vector<float> expected_head = {0,  1,  2,  3,  4,  20, 21, 22, 23, 24, 40, 41, 42, 43, 44,
+                                            5,  6,  7,  8,  9,  25, 26, 27, 28, 29, 45, 46, 47, 48, 49};
+  const std::vector<float> out = ToVector<float>(y[0]);
+  EXPECT_EQ(std::vector<float>(out.begin(), out.begin() + 30), expected_head);
+}
+
+TEST(TransposeOp, DefaultPermReversesDimensions) {
+  std::vector<Tensor> y =
+      RunOp("Transpose", 1, Attributes(), {Tensor::FromVector<int32_t>({2, 3}, {1, 2, 3, 4, 5, 6})});
+  EXPECT_EQ(y[0].shape(), (Shape{3, 2}));
+  EXPECT_EQ(ToVector<int32_t>(y[0]), (std::vector<int32_t>{1, 4, 2, 5, 3, 6}));
+}
+
+TEST(TransposeOp, MatchesReferenceForEveryElementSize) {
+  const std::vector<std::pair<Shape, std::vector<int64_t>>> cases = {
+      {{67, 45}, {1, 0}},           {{3, 40, 37}, {2, 1, 0}},       {{2, 33, 5, 40}, {0, 3, 1, 2}},
+      {{2, 5, 33, 40}, {0, 2, 1, 3}}, {{4, 1, 9, 70}, {3, 1, 2, 0}}, {{2, 3, 4, 5, 6}, {4, 2, 0, 3, 1}}};
+  for (const auto& c : cases) {
+    SCOPED_TRACE(ShapeToString(c.first) + " perm " + ShapeToString(c.second));
+    Tensor b(DataType::kBool, c.first);
+    for (int64_t i = 0; i < b.size(); ++i) b.data<bool>()[i] = (i % 3) == 0;
+    Tensor h = IotaTensor<uint16_t>(c.first, DataType::kFloat16);
+    Tensor f = IotaTensor<float>(c.first, DataType::kFloat);
+    Tensor l = IotaTensor<int64_t>(c.first, DataType::kInt64);
+    EXPECT_EQ(ToVector<bool>(RunOp("Transpose", 13, Perm(c.second), {b})[0]),
+              NaiveTranspose(ToVector<bool>(b), c.first, c.second));
+    EXPECT_EQ(ToVector<uint16_t>(RunOp("Transpose", 13, Perm(c.second), {h})[0]),
+              NaiveTranspose(ToVector<uint16_t>(h), c.first, c.second));
+    EXPECT_EQ(ToVector<float>(RunOp("Transpose", 13, Perm(c.second), {f})[0]),
+              NaiveTranspose(ToVector<float>(f), c.first, c.second));
+    EXPECT_EQ(ToVector<int64_t>(RunOp("Transpose", 13, Perm(c.second), {l})[0]),
+              NaiveTranspose(ToVector<int64_t>(l), c.first, c.second));
+  }
+}
+
+TEST(TransposeOp, RejectsPermThatIsNotAPermutation) {
+  Tensor x(DataType::kFloat, {2, 3});
+  EXPECT_THROW(RunOp("Transpose", 13, Perm({0, 0}), {x}), Error);
+  EXPECT_THROW(RunOp("Transpose", 13, Perm({0, 1, 2}), {x}), Error);
+}
+
+}  // namespace
+}  // namespace ptq
