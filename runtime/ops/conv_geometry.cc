@@ -102,7 +102,7 @@ SlidingWindow ResolveWindow(const ConvAttributes& attrs, const std::vector<int64
         out = (in + stride - 1) / stride;
         const int64_t total = std::max<int64_t>(0, (out - 1) * stride + dk - in);
         const int64_t smaller = total / 2;
-        w.pads_begin[i] = attrs.auto_pad == AutoPad::kSameUpper ? smaller : total - smaller;
+        w.pads_begin[i] = attrs.auto_pad == AutoPad::kSameLower ? smaller : total - smaller;
         w.pads_end[i] = total - w.pads_begin[i];
         break;
       }
@@ -133,7 +133,7 @@ SlidingWindow ResolveTransposeWindow(const ConvAttributes& attrs, const std::vec
       const int64_t out = !output_shape.empty() ? output_shape[output_shape.size() - n + i] : w.input[i] * w.strides[i];
       const int64_t total = std::max<int64_t>(0, full - out);  // an output beyond `full` gets no input
       const int64_t smaller = total / 2;
-      w.pads_begin[i] = attrs.auto_pad == AutoPad::kSameUpper ? smaller : total - smaller;
+      w.pads_begin[i] = attrs.auto_pad == AutoPad::kSameLower ? smaller : total - smaller;
       w.pads_end[i] = total - w.pads_begin[i];
       w.output[i] = out;
     } else {

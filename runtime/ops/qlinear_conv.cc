@@ -95,7 +95,7 @@ class QLinearConvKernel : public Kernel {
     std::vector<float> multipliers(static_cast<size_t>(channels));
     for (int64_t m = 0; m < channels; ++m) {
       const float w_scale = w_scales.size() == 1 ? w_scales[0] : w_scales[static_cast<size_t>(m)];
-      multipliers[static_cast<size_t>(m)] = RequantMultiplier(x_scale, w_scale, y_scale);
+      multipliers[static_cast<size_t>(m)] = x_scale * (w_scale / y_scale);
     }
     Tensor y(y_zp.dtype(), geometry.output_shape());
     if (y.dtype() == DataType::kUint8) {
