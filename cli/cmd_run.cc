@@ -9,27 +9,30 @@
 #include "runtime/file_util.h"
 #include "runtime/npy.h"
 #include "runtime/session.h"
+#include "runtime/threading.h"
 
 namespace ptq {
 
 namespace {
-constexpr const char* kRunUsage = R"(usage: ptq run MODEL --inputs DIR --outputs DIR
+constexpr const char* kRunUsage = R"(usage: ptq run MODEL --inputs DIR --outputs DIR [--threads N]
 
 Runs MODEL once. DIR holds <input_name>.npy per model input (each the whole tensor), or an ONNX
 test_data_set_* folder of input_N.pb files. Each output is written to the outputs folder as
 <output_name>.npy, with characters that cannot be in a file name replaced by '_'.
 A model with ops ptq does not support fails before running, listing every such op and its nodes.
+--threads N: threads for kernels (default: one per core).
 )";
 }  // namespace
 
 int RunCommand(int argc, char** argv) {
-  Args args(argc, argv, 2, {"inputs", "outputs"}, {"help"});
+  Args args(argc, argv, 2, {"inputs", "outputs", "threads"}, {"help"});
   if (args.Has("help")) {
     std::cout << kRunUsage;
     return 0;
   }
   if (args.positional().size() != 1) ThrowUsageError("ptq run takes one MODEL argument (see ptq run --help)");
   const std::string out_dir = args.Require("outputs");
+  SetNumThreads(args.GetInt("threads", 0));
   auto graph = std::make_shared<const Graph>(LoadGraph(args.positional()[0]));
   Session session(graph);
   const auto feeds = ReadFeedsFolder(*graph, args.Require("inputs"));

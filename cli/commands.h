@@ -4,6 +4,7 @@
 
 namespace ptq {
 
-int RunCommand(int argc, char** argv);  // ptq run
+int RunCommand(int argc, char** argv);    // ptq run
+int BenchCommand(int argc, char** argv);  // ptq bench
 
 }  // namespace ptq

@@ -14,6 +14,7 @@ usage: ptq <command> [options]
 
 commands:
   run      run a model once on a folder of inputs and write its outputs as .npy
+  bench    time a model on a folder of inputs (median and min latency, JSON)
 
 options:
   --help     show this help (also: ptq <command> --help)
@@ -29,6 +30,7 @@ struct Command {
 };
 constexpr Command kCommands[] = {
     {"run", ptq::RunCommand},
+    {"bench", ptq::BenchCommand},
 };
 
 }  // namespace

@@ -78,26 +78,26 @@ DataType ReadTargetType(const KernelInit& init) {
 class CastKernel final : public Kernel {
  public:
   explicit CastKernel(const KernelInit& init) : to_(ReadTargetType(init)) {}
-  void Run(KernelContext& ctx) override {
-    const Tensor& x = ctx.required_input(0);
-    if (x.dtype() == to_) {
-      ctx.outputs[0] = x;
-      return;
-    }
-    DispatchType<kAllTypes>(x.dtype(), "Cast", "input", [&](auto es) {
-      DispatchType<kAllTypes>(to_, "Cast", "attribute 'to'", [&](auto ed) {
-        using ES = decltype(es);
-        using ED = decltype(ed);
-        ctx.outputs[0] = MapUnary<ES, ED>(x, [](typename ES::Compute v) { return CastValue<ES, ED>(v); });
-      });
-    });
-  }
+  void Run(KernelContext& ctx) override { ctx.outputs[0] = CastTensor(ctx.required_input(0), to_); }
 
  private:
   DataType to_;
 };
 
 }  // namespace
+
+Tensor CastTensor(const Tensor& x, DataType to) {
+  if (x.dtype() == to) return x;
+  Tensor y;
+  DispatchType<kAllTypes>(x.dtype(), "Cast", "input", [&](auto es) {
+    DispatchType<kAllTypes>(to, "Cast", "attribute 'to'", [&](auto ed) {
+      using ES = decltype(es);
+      using ED = decltype(ed);
+      y = MapUnary<ES, ED>(x, [](typename ES::Compute v) { return CastValue<ES, ED>(v); });
+    });
+  });
+  return y;
+}
 
 std::unique_ptr<Kernel> MakeCast(const KernelInit& init) { return std::make_unique<CastKernel>(init); }
 

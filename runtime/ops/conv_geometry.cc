@@ -9,8 +9,7 @@ namespace {
 std::string VecToString(const std::vector<int64_t>& v) { return ShapeToString(v); }
 
 // Returns `values`, or n copies of `def` when empty; checks the length and that every value >= min.
-std::vector<int64_t> PerAxis(const std::vector<int64_t>& values, size_t n, int64_t def, int64_t min,
-                             const char* name) {
+std::vector<int64_t> PerAxis(const std::vector<int64_t>& values, size_t n, int64_t def, int64_t min, const char* name) {
   if (values.empty()) return std::vector<int64_t>(n, def);
   PTQ_ENFORCE(values.size() == n, "attribute '", name, "' ", VecToString(values), " must have ", n,
               " values (one per spatial dimension)");
@@ -102,13 +101,13 @@ SlidingWindow ResolveWindow(const ConvAttributes& attrs, const std::vector<int64
         out = (in + stride - 1) / stride;
         const int64_t total = std::max<int64_t>(0, (out - 1) * stride + dk - in);
         const int64_t smaller = total / 2;
-        w.pads_begin[i] = attrs.auto_pad == AutoPad::kSameLower ? smaller : total - smaller;
+        w.pads_begin[i] = attrs.auto_pad == AutoPad::kSameUpper ? smaller : total - smaller;
         w.pads_end[i] = total - w.pads_begin[i];
         break;
       }
     }
-    PTQ_ENFORCE(out >= 1, "spatial dimension ", i, " of size ", in, " (pads ", w.pads_begin[i], "+",
-                w.pads_end[i], ") is smaller than the dilated kernel size ", dk);
+    PTQ_ENFORCE(out >= 1, "spatial dimension ", i, " of size ", in, " (pads ", w.pads_begin[i], "+", w.pads_end[i],
+                ") is smaller than the dilated kernel size ", dk);
     w.output[i] = out;
   }
   return w;
@@ -120,10 +119,10 @@ SlidingWindow ResolveTransposeWindow(const ConvAttributes& attrs, const std::vec
   SlidingWindow w;
   const size_t n = InitWindow(attrs, input_spatial, kernel, w);
   const std::vector<int64_t> out_pad = PerAxis(output_padding, n, 0, 0, "output_padding");
-  PTQ_ENFORCE(output_shape.empty() || output_shape.size() >= n, "attribute 'output_shape' ",
-              VecToString(output_shape), " must have at least ", n, " values");
-  const bool derive_pads = !output_shape.empty() || attrs.auto_pad == AutoPad::kSameUpper ||
-                           attrs.auto_pad == AutoPad::kSameLower;
+  PTQ_ENFORCE(output_shape.empty() || output_shape.size() >= n, "attribute 'output_shape' ", VecToString(output_shape),
+              " must have at least ", n, " values");
+  const bool derive_pads =
+      !output_shape.empty() || attrs.auto_pad == AutoPad::kSameUpper || attrs.auto_pad == AutoPad::kSameLower;
   std::vector<int64_t> pads(2 * n, 0);
   if (!derive_pads && attrs.auto_pad == AutoPad::kNotSet) pads = PerAxis(attrs.pads, 2 * n, 0, 0, "pads");
   for (size_t i = 0; i < n; ++i) {
@@ -133,7 +132,7 @@ SlidingWindow ResolveTransposeWindow(const ConvAttributes& attrs, const std::vec
       const int64_t out = !output_shape.empty() ? output_shape[output_shape.size() - n + i] : w.input[i] * w.strides[i];
       const int64_t total = std::max<int64_t>(0, full - out);  // an output beyond `full` gets no input
       const int64_t smaller = total / 2;
-      w.pads_begin[i] = attrs.auto_pad == AutoPad::kSameLower ? smaller : total - smaller;
+      w.pads_begin[i] = attrs.auto_pad == AutoPad::kSameUpper ? smaller : total - smaller;
       w.pads_end[i] = total - w.pads_begin[i];
       w.output[i] = out;
     } else {
@@ -155,17 +154,17 @@ Shape ConvGeometry::output_shape() const {
 ConvGeometry ResolveConvGeometry(const ConvAttributes& attrs, const Shape& x_shape, const Shape& w_shape) {
   PTQ_ENFORCE(x_shape.size() >= 3, "input 'x' has shape ", ShapeToString(x_shape),
               "; expected [N, C, D1, ...] with at least one spatial dimension");
-  PTQ_ENFORCE(w_shape.size() == x_shape.size(), "input 'w' has shape ", ShapeToString(w_shape),
-              "; expected rank ", x_shape.size(), " like input 'x' ", ShapeToString(x_shape));
+  PTQ_ENFORCE(w_shape.size() == x_shape.size(), "input 'w' has shape ", ShapeToString(w_shape), "; expected rank ",
+              x_shape.size(), " like input 'x' ", ShapeToString(x_shape));
   PTQ_ENFORCE(attrs.group >= 1, "attribute 'group' is ", attrs.group, "; expected >= 1");
   ConvGeometry g;
   g.batch = x_shape[0];
   g.in_channels = x_shape[1];
   g.out_channels = w_shape[0];
   g.group = attrs.group;
-  PTQ_ENFORCE(g.in_channels == g.group * w_shape[1], "input 'x' has ", g.in_channels,
-              " channels but input 'w' ", ShapeToString(w_shape), " with group ", g.group, " expects ",
-              g.group * w_shape[1], " (C must equal group * w.shape[1])");
+  PTQ_ENFORCE(g.in_channels == g.group * w_shape[1], "input 'x' has ", g.in_channels, " channels but input 'w' ",
+              ShapeToString(w_shape), " with group ", g.group, " expects ", g.group * w_shape[1],
+              " (C must equal group * w.shape[1])");
   PTQ_ENFORCE(g.out_channels % g.group == 0, "input 'w' has ", g.out_channels,
               " output channels, which is not divisible by group ", g.group);
   const std::vector<int64_t> kernel(w_shape.begin() + 2, w_shape.end());

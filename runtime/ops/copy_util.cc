@@ -11,7 +11,7 @@
 namespace ptq {
 namespace {
 
-constexpr int64_t kBlock = 32;  // tile edge of the blocked 2-D copy, in elements
+constexpr int64_t kBlock = 16;  // tile edge of the blocked 2-D copy, in elements
 
 // Calls f(src_offset, dst_offset) for every index of the dimensions `n`, where the offsets advance
 // by `s` (source) and `d` (destination) per step. Calls f once when `n` is empty.

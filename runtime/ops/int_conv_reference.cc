@@ -64,7 +64,8 @@ Tensor IntConvReference(const Tensor& x, int32_t x_zero_point, const Tensor& w,
       int64_t flat = 0;
       bool inside = true;
       for (size_t i = 0; i < rank && inside; ++i) {
-        const int64_t pos = o[i] * win.strides[i] - win.pads_begin[i] + kernel_offsets[static_cast<size_t>(k) * rank + i];
+        const int64_t pos =
+            o[i] * win.strides[i] - win.pads_begin[i] + kernel_offsets[static_cast<size_t>(k) * rank + i];
         inside = pos >= 0 && pos < win.input[i];
         flat = flat * win.input[i] + pos;
       }

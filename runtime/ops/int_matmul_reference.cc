@@ -122,7 +122,7 @@ void IntGemmReference(int64_t M, int64_t N, int64_t K, const TA* a, const int32_
   for (int64_t m = 0; m < M; ++m) {
     std::fill(row.begin(), row.end(), 0u);
     for (int64_t k = 0; k < K; ++k) {
-      const int64_t av = static_cast<int64_t>(a[m * K + k]) + a_zero_point[m];
+      const int64_t av = static_cast<int64_t>(a[m * K + k]) - a_zero_point[m];
       const TB* b_row = b + k * N;
       for (int64_t n = 0; n < N; ++n) {
         row[static_cast<size_t>(n)] += static_cast<uint32_t>(av * (static_cast<int64_t>(b_row[n]) - b_zero_point[n]));

@@ -1,9 +1,11 @@
 // Kernel list of the elementwise family: one line per op.
 #include "runtime/op_registry.h"
+
 #include "runtime/ops/abs.h"
 #include "runtime/ops/add.h"
 #include "runtime/ops/and.h"
 #include "runtime/ops/cast.h"
+#include "runtime/ops/cast_like.h"
 #include "runtime/ops/ceil.h"
 #include "runtime/ops/clip.h"
 #include "runtime/ops/cos.h"
@@ -88,6 +90,7 @@ void RegisterElementwiseOps(OpRegistry& r) {
   r.Add({"", "Not", 1, 21, MakeNot});
   r.Add({"", "Where", 9, 21, MakeWhere});
   r.Add({"", "Cast", 1, 21, MakeCast});
+  r.Add({"", "CastLike", 15, 21, MakeCastLike});
   r.Add({"", "Mod", 10, 21, MakeMod});
   r.Add({"", "Gelu", 20, 21, MakeGelu});
 }

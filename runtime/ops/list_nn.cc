@@ -1,10 +1,27 @@
 // Kernel list of the nn family: one line per op.
 #include "runtime/op_registry.h"
+#include "runtime/ops/average_pool.h"
+#include "runtime/ops/conv.h"
+#include "runtime/ops/conv_transpose.h"
+#include "runtime/ops/einsum.h"
+#include "runtime/ops/gemm.h"
+#include "runtime/ops/global_average_pool.h"
+#include "runtime/ops/global_max_pool.h"
+#include "runtime/ops/matmul.h"
+#include "runtime/ops/max_pool.h"
 
 namespace ptq {
 
 void RegisterNnOps(OpRegistry& r) {
-  (void)r;
+  r.Add({"", "MatMul", 1, 21, MakeMatMul});
+  r.Add({"", "Gemm", 1, 21, MakeGemm});
+  r.Add({"", "Conv", 1, 21, MakeConv});
+  r.Add({"", "ConvTranspose", 1, 21, MakeConvTranspose});
+  r.Add({"", "MaxPool", 1, 21, MakeMaxPool});
+  r.Add({"", "AveragePool", 1, 21, MakeAveragePool});
+  r.Add({"", "GlobalAveragePool", 1, 21, MakeGlobalAveragePool});
+  r.Add({"", "GlobalMaxPool", 1, 21, MakeGlobalMaxPool});
+  r.Add({"", "Einsum", 12, 21, MakeEinsum});
 }
 
 }  // namespace ptq

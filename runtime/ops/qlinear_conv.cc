@@ -19,16 +19,16 @@ std::vector<float> ReadScales(const Tensor& t, int64_t channels, const char* nam
   if (channels == 0) {
     PTQ_ENFORCE(ok, "input '", name, "' has shape ", ShapeToString(t.shape()), "; expected a scalar");
   } else {
-    PTQ_ENFORCE(ok, "input '", name, "' has shape ", ShapeToString(t.shape()), "; expected a scalar or a 1-D tensor of ",
-                channels, " values (one per output channel)");
+    PTQ_ENFORCE(ok, "input '", name, "' has shape ", ShapeToString(t.shape()),
+                "; expected a scalar or a 1-D tensor of ", channels, " values (one per output channel)");
   }
   const float* p = t.data<float>();
   return std::vector<float>(p, p + t.size());
 }
 
 template <class T>
-void Requantize(const int32_t* acc, int64_t batch, int64_t channels, int64_t plane, const std::vector<float>& multipliers,
-                int32_t y_zero_point, Tensor& y) {
+void Requantize(const int32_t* acc, int64_t batch, int64_t channels, int64_t plane,
+                const std::vector<float>& multipliers, int32_t y_zero_point, Tensor& y) {
   T* out = y.data<T>();
   const int32_t qmin = QuantMin(y.dtype());
   const int32_t qmax = QuantMax(y.dtype());
@@ -72,8 +72,8 @@ class QLinearConvKernel : public Kernel {
     if (bias != nullptr) {
       PTQ_ENFORCE(bias->dtype() == DataType::kInt32, "input 'B' has type ", DataTypeName(bias->dtype()),
                   "; expected int32");
-      PTQ_ENFORCE(bias->rank() == 1 && bias->dim(0) == channels, "input 'B' has shape ",
-                  ShapeToString(bias->shape()), "; expected [", channels, "] (one value per output channel)");
+      PTQ_ENFORCE(bias->rank() == 1 && bias->dim(0) == channels, "input 'B' has shape ", ShapeToString(bias->shape()),
+                  "; expected [", channels, "] (one value per output channel)");
     }
 
     Tensor acc = IntConvReference(x, x_zero_point, w, w_zero_points, geometry);
@@ -95,7 +95,7 @@ class QLinearConvKernel : public Kernel {
     std::vector<float> multipliers(static_cast<size_t>(channels));
     for (int64_t m = 0; m < channels; ++m) {
       const float w_scale = w_scales.size() == 1 ? w_scales[0] : w_scales[static_cast<size_t>(m)];
-      multipliers[static_cast<size_t>(m)] = x_scale * (w_scale / y_scale);
+      multipliers[static_cast<size_t>(m)] = RequantMultiplier(x_scale, w_scale, y_scale);
     }
     Tensor y(y_zp.dtype(), geometry.output_shape());
     if (y.dtype() == DataType::kUint8) {

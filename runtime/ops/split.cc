@@ -27,6 +27,7 @@ class Split : public Kernel {
     const int64_t axis = NormalizeAxis(axis_, rank);
     const int64_t dim = input.dim(axis);
     const int64_t n = static_cast<int64_t>(ctx.outputs.size());
+    PTQ_ENFORCE(n >= 1, "Split needs at least one output");
     std::vector<int64_t> sizes = split_attr_;
     if ((opset_ >= 13 || opset_ == 1) && ctx.input(1)) sizes = ctx.input(1)->ToInt64Vector();
     if (!sizes.empty()) {

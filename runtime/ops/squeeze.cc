@@ -10,25 +10,18 @@ namespace {
 
 class Squeeze : public Kernel {
  public:
-  // axes: an attribute before opset 13, an optional input from 13.
+  // axes: an attribute before opset 13, an optional input from 13; absent or empty means every
+  // size-1 axis.
   explicit Squeeze(const KernelInit& init) : opset_(init.opset) {
-    if (opset_ < 13 && init.attrs->Has("axes")) {
-      has_axes_ = true;
-      axes_attr_ = init.attrs->GetInts("axes");
-    }
+    if (opset_ < 13) axes_attr_ = init.attrs->GetInts("axes");
   }
 
   void Run(KernelContext& ctx) override {
     const Tensor& data = ctx.required_input(0);
     const int64_t rank = data.rank();
-    bool has_axes = has_axes_;
-    std::vector<int64_t> axes = axes_attr_;
-    if (opset_ >= 13 && ctx.input(1)) {
-      has_axes = true;
-      axes = ctx.input(1)->ToInt64Vector();
-    }
+    const std::vector<int64_t> axes = opset_ >= 13 && ctx.input(1) ? ctx.input(1)->ToInt64Vector() : axes_attr_;
     std::vector<bool> drop(static_cast<size_t>(rank), false);
-    if (has_axes) {
+    if (!axes.empty()) {
       for (int64_t a : axes) {
         const int64_t axis = NormalizeAxis(a, rank);
         PTQ_ENFORCE(data.dim(axis) == 1, "cannot squeeze axis ", a, " of size ", data.dim(axis),
@@ -47,7 +40,6 @@ class Squeeze : public Kernel {
 
  private:
   int opset_;
-  bool has_axes_ = false;
   std::vector<int64_t> axes_attr_;
 };
 

@@ -9,30 +9,19 @@
 
 #include "runtime/float16.h"
 #include "runtime/shape_util.h"
-#include "tests/runtime/ops/op_test_util.h"
+#include "tests/runtime/ops/elementwise_test_util.h"
 
 namespace ptq {
 namespace {
 
 using testing::FloatAttr;
+using testing::Floats;
 using testing::IntAttr;
-using testing::RunOp;
+using testing::Iota;
+using testing::RunOne;
 using testing::StringAttr;
 using testing::ToVector;
-
-constexpr float kFloatTol = 1e-6f;  // relative, for float32 transcendental results
-
-Tensor Floats(Shape shape, std::vector<float> v) { return Tensor::FromVector<float>(std::move(shape), v); }
-
-std::vector<float> Iota(int64_t n, float start = 0.0f, float step = 1.0f) {
-  std::vector<float> v(static_cast<size_t>(n));
-  for (size_t i = 0; i < v.size(); ++i) v[i] = start + step * static_cast<float>(i);
-  return v;
-}
-
-Tensor RunOne(const std::string& op, int opset, const std::vector<Tensor>& inputs, const Attributes& attrs = {}) {
-  return RunOp(op, opset, attrs, inputs)[0];
-}
+using testing::kFloatTol;
 
 // Naive numpy broadcasting reference: every output index is mapped back to each input.
 std::vector<float> ReferenceAdd(const Tensor& a, const Tensor& b) {
@@ -204,105 +193,6 @@ TEST(ElementwiseIntegerTest, ModSignConventions) {
   EXPECT_THROW(RunOne("Mod", 13, {Floats({1}, {1}), Floats({1}, {2})}), Error);
 }
 
-TEST(ElementwiseClipTest, Opset6UsesAttributes) {
-  Attributes attrs;
-  attrs.Set("min", FloatAttr(-1.0f));
-  attrs.Set("max", FloatAttr(2.0f));
-  const Tensor y = RunOne("Clip", 6, {Floats({4}, {-5, 0.5f, 2, 7})}, attrs);
-  EXPECT_EQ(ToVector<float>(y), (std::vector<float>{-1, 0.5f, 2, 2}));
-}
-
-TEST(ElementwiseClipTest, Opset11UsesOptionalInputs) {
-  const Tensor x = Floats({4}, {-5, 0.5f, 2, 7});
-  EXPECT_EQ(ToVector<float>(RunOne("Clip", 11, {x, Tensor::Scalar<float>(0.0f), Tensor::Scalar<float>(1.0f)})),
-            (std::vector<float>{0, 0.5f, 1, 1}));
-  // min omitted: only the upper bound applies.
-  EXPECT_EQ(ToVector<float>(RunOne("Clip", 11, {x, Tensor(), Tensor::Scalar<float>(1.0f)})),
-            (std::vector<float>{-5, 0.5f, 1, 1}));
-  // no bounds: unchanged, infinities included.
-  const Tensor inf = Floats({2}, {-INFINITY, INFINITY});
-  EXPECT_EQ(ToVector<float>(RunOne("Clip", 11, {inf})), ToVector<float>(inf));
-  // min > max: every element becomes max.
-  EXPECT_EQ(ToVector<float>(RunOne("Clip", 13, {x, Tensor::Scalar<float>(3.0f), Tensor::Scalar<float>(1.0f)})),
-            (std::vector<float>{1, 1, 1, 1}));
-}
-
-TEST(ElementwiseClipTest, Opset12ClipsIntegers) {
-  const Tensor x = Tensor::FromVector<int8_t>({4}, {-128, -3, 4, 127});
-  const Tensor y = RunOne("Clip", 12, {x, Tensor::Scalar<int8_t>(-2), Tensor::Scalar<int8_t>(5)});
-  ASSERT_EQ(y.dtype(), DataType::kInt8);
-  EXPECT_EQ(ToVector<int8_t>(y), (std::vector<int8_t>{-2, -2, 4, 5}));
-  EXPECT_EQ(ToVector<int8_t>(RunOne("Clip", 12, {x})), ToVector<int8_t>(x));
-}
-
-TEST(ElementwiseWhereTest, BroadcastsAllThreeInputs) {
-  // condition [2,1], X [1,3], Y scalar -> [2,3]
-  const Tensor cond = Tensor::FromVector<bool>({2, 1}, {true, false});
-  const Tensor x = Tensor::FromVector<int64_t>({1, 3}, {1, 2, 3});
-  const Tensor y = Tensor::Scalar<int64_t>(-9);
-  const Tensor out = RunOne("Where", 16, {cond, x, y});
-  ASSERT_EQ(out.shape(), (Shape{2, 3}));
-  EXPECT_EQ(ToVector<int64_t>(out), (std::vector<int64_t>{1, 2, 3, -9, -9, -9}));
-  const Tensor cond2 = Tensor::FromVector<bool>({3}, {false, true, false});
-  const Tensor f = RunOne("Where", 9, {cond2, Floats({2, 1}, {1, 2}), Floats({2, 3}, Iota(6, 10))});
-  EXPECT_EQ(ToVector<float>(f), (std::vector<float>{10, 1, 12, 13, 2, 15}));
-}
-
-TEST(ElementwiseCastTest, FloatToFloat16AndBackRoundTrips) {
-  // Values exactly representable in float16 survive; others round to nearest even.
-  const Tensor x = Floats({5}, {1.0f, -0.5f, 65504.0f, 1.0f + 1.0f / 4096.0f, 1e-8f});
-  Attributes to16;
-  to16.Set("to", IntAttr(static_cast<int64_t>(DataType::kFloat16)));
-  const Tensor h = RunOne("Cast", 13, {x}, to16);
-  ASSERT_EQ(h.dtype(), DataType::kFloat16);
-  Attributes to32;
-  to32.Set("to", IntAttr(static_cast<int64_t>(DataType::kFloat)));
-  const Tensor y = RunOne("Cast", 13, {h}, to32);
-  ASSERT_EQ(y.dtype(), DataType::kFloat);
-  // float16 has a 2^-10 ulp at 1: 1 + 2^-12 is below half an ulp and rounds to 1; 1e-8 is below
-  // half the smallest subnormal (2^-25) and rounds to 0.
-  EXPECT_EQ(ToVector<float>(y), (std::vector<float>{1.0f, -0.5f, 65504.0f, 1.0f, 0.0f}));
-}
-
-TEST(ElementwiseCastTest, FloatToIntTruncatesAndSaturates) {
-  Attributes attrs;
-  attrs.Set("to", IntAttr(static_cast<int64_t>(DataType::kInt8)));
-  const Tensor y = RunOne("Cast", 13, {Floats({6}, {2.7f, -2.7f, 300.0f, -300.0f, NAN, -0.5f})}, attrs);
-  EXPECT_EQ(ToVector<int8_t>(y), (std::vector<int8_t>{2, -2, 127, -128, 0, 0}));
-}
-
-TEST(ElementwiseCastTest, BoolInt64DoubleConversions) {
-  Attributes to_bool;
-  to_bool.Set("to", IntAttr(static_cast<int64_t>(DataType::kBool)));
-  EXPECT_EQ(ToVector<bool>(RunOne("Cast", 13, {Floats({3}, {0.0f, -0.1f, NAN})}, to_bool)),
-            (std::vector<bool>{false, true, true}));
-  Attributes to_double;
-  to_double.Set("to", IntAttr(static_cast<int64_t>(DataType::kDouble)));
-  EXPECT_EQ(ToVector<double>(RunOne("Cast", 13, {Tensor::FromVector<int64_t>({2}, {-3, int64_t{1} << 40})}, to_double)),
-            (std::vector<double>{-3.0, 1099511627776.0}));
-  Attributes to_int32;
-  to_int32.Set("to", IntAttr(static_cast<int64_t>(DataType::kInt32)));
-  // int64 -> int32 wraps (two's complement), as static_cast.
-  EXPECT_EQ(ToVector<int32_t>(RunOne("Cast", 13, {Tensor::FromVector<int64_t>({2}, {(int64_t{1} << 32) + 5, -1})}, to_int32)),
-            (std::vector<int32_t>{5, -1}));
-}
-
-TEST(ElementwiseCastTest, Opset1TakesTypeName) {
-  Attributes attrs;
-  attrs.Set("to", StringAttr("INT32"));
-  const Tensor y = RunOne("Cast", 1, {Floats({2}, {3.9f, -1.2f})}, attrs);
-  ASSERT_EQ(y.dtype(), DataType::kInt32);
-  EXPECT_EQ(ToVector<int32_t>(y), (std::vector<int32_t>{3, -1}));
-}
-
-TEST(ElementwiseCastTest, ToInt4Saturates) {
-  Attributes attrs;
-  attrs.Set("to", IntAttr(static_cast<int64_t>(DataType::kInt4)));
-  const Tensor y = RunOne("Cast", 21, {Floats({4}, {-9.0f, -8.0f, 7.5f, 20.0f})}, attrs);
-  ASSERT_EQ(y.dtype(), DataType::kInt4);
-  EXPECT_EQ(ToVector<int8_t>(y), (std::vector<int8_t>{-8, -8, 7, 7}));
-}
-
 TEST(ElementwiseCompareTest, ComparisonsProduceBool) {
   const Tensor a = Floats({3}, {1, 2, 3});
   const Tensor b = Tensor::Scalar<float>(2.0f);
@@ -340,23 +230,6 @@ TEST(ElementwiseRoundingTest, CeilFloorSign) {
   EXPECT_EQ(ToVector<float>(RunOne("Sign", 13, {x})), (std::vector<float>{-1.0f, 0.0f, 1.0f, 1.0f}));
   EXPECT_EQ(ToVector<int32_t>(RunOne("Sign", 13, {Tensor::FromVector<int32_t>({3}, {-7, 0, 9})})),
             (std::vector<int32_t>{-1, 0, 1}));
-}
-
-TEST(ElementwisePowTest, IntegerExponentTensor) {
-  const Tensor x = Floats({4}, {2.0f, -3.0f, 0.5f, 10.0f});
-  const Tensor e = Tensor::FromVector<int64_t>({4}, {3, 2, -2, 0});
-  const Tensor z = RunOne("Pow", 15, {x, e});
-  ASSERT_EQ(z.dtype(), DataType::kFloat);
-  EXPECT_EQ(ToVector<float>(z), (std::vector<float>{8.0f, 9.0f, 4.0f, 1.0f}));
-}
-
-TEST(ElementwisePowTest, IntegerBaseIsExact) {
-  const Tensor x = Tensor::FromVector<int64_t>({4}, {3, -2, 2, 7});
-  const Tensor e = Tensor::FromVector<int64_t>({4}, {39, 5, -1, 0});
-  // 3^39 = 4052555153018976267 is exact in int64 but not in double.
-  EXPECT_EQ(ToVector<int64_t>(RunOne("Pow", 15, {x, e})), (std::vector<int64_t>{4052555153018976267LL, -32, 0, 1}));
-  const Tensor f = RunOne("Pow", 15, {Tensor::FromVector<int32_t>({2}, {4, 2}), Floats({2}, {0.5f, 3.0f})});
-  EXPECT_EQ(ToVector<int32_t>(f), (std::vector<int32_t>{2, 8}));
 }
 
 TEST(ElementwiseVariadicTest, SumMaxMinBroadcastManyInputs) {
@@ -415,46 +288,6 @@ TEST(ElementwiseActivationTest, GeluExactAndTanh) {
     EXPECT_NEAR(exact[i], e, 1e-6 + kFloatTol * std::fabs(e));
     EXPECT_NEAR(approx[i], t, 1e-6 + kFloatTol * std::fabs(t));
   }
-}
-
-// Checks a vectorised float32 kernel against the double-precision C library on a dense grid.
-void ExpectCloseToLibm(const std::string& op, double (*ref)(double), float lo, float hi) {
-  const int n = 20001;
-  const std::vector<float> xs = Iota(n, lo, (hi - lo) / (n - 1));
-  const std::vector<float> ys = ToVector<float>(RunOne(op, 13, {Floats({n}, xs)}));
-  for (int i = 0; i < n; ++i) {
-    const double r = ref(xs[static_cast<size_t>(i)]);
-    ASSERT_NEAR(ys[static_cast<size_t>(i)], r, 1e-30 + kFloatTol * std::fabs(r)) << op << "(" << xs[static_cast<size_t>(i)] << ")";
-  }
-}
-
-TEST(ElementwiseVectorMathTest, ExpTanhSigmoidErfMatchLibm) {
-  ExpectCloseToLibm("Exp", [](double v) { return std::exp(v); }, -87.0f, 88.0f);
-  ExpectCloseToLibm("Tanh", [](double v) { return std::tanh(v); }, -10.0f, 10.0f);
-  ExpectCloseToLibm("Sigmoid", [](double v) { return 1.0 / (1.0 + std::exp(-v)); }, -80.0f, 80.0f);
-  ExpectCloseToLibm("Erf", [](double v) { return std::erf(v); }, -5.0f, 5.0f);
-}
-
-TEST(ElementwiseVectorMathTest, SpecialValues) {
-  const Tensor x = Floats({4}, {-INFINITY, INFINITY, NAN, 0.0f});
-  const std::vector<float> e = ToVector<float>(RunOne("Exp", 13, {x}));
-  EXPECT_EQ(e[0], 0.0f);
-  EXPECT_EQ(e[1], INFINITY);
-  EXPECT_TRUE(std::isnan(e[2]));
-  EXPECT_EQ(e[3], 1.0f);
-  const std::vector<float> t = ToVector<float>(RunOne("Tanh", 13, {x}));
-  EXPECT_EQ(t[0], -1.0f);
-  EXPECT_EQ(t[1], 1.0f);
-  EXPECT_TRUE(std::isnan(t[2]));
-  const std::vector<float> s = ToVector<float>(RunOne("Sigmoid", 13, {x}));
-  EXPECT_EQ(s[0], 0.0f);
-  EXPECT_EQ(s[1], 1.0f);
-  EXPECT_EQ(s[3], 0.5f);
-  const std::vector<float> r = ToVector<float>(RunOne("Erf", 13, {x}));
-  EXPECT_EQ(r[0], -1.0f);
-  EXPECT_EQ(r[1], 1.0f);
-  EXPECT_TRUE(std::isnan(r[2]));
-  EXPECT_EQ(r[3], 0.0f);
 }
 
 TEST(ElementwiseUnaryTest, SimpleMaps) {

@@ -63,19 +63,20 @@ TEST(ConstantOfShapeOp, DefaultsToFloatZeroAndUsesValueAttribute) {
   EXPECT_EQ(ToVector<int32_t>(y[0]), (std::vector<int32_t>{7, 7, 7}));
 }
 
-// ONNX spec example (DCR): x = arange(16).reshape(1, 4, 2, 2), blocksize 2.
+// numpy reference: x = arange(16).reshape(1, 8, 1, 2), blocksize 2;
+// DCR: x.reshape(1, 2, 2, 2, 1, 2).transpose(0, 3, 4, 1, 5, 2); CRD: x.reshape(1, 2, 2, 2, 1, 2).transpose(0, 1, 4, 2, 5, 3).
 TEST(DepthToSpaceOp, DcrAndCrdOrders) {
   std::vector<float> v(16);
   for (int i = 0; i < 16; ++i) v[static_cast<size_t>(i)] = static_cast<float>(i);
-  Tensor x = Tensor::FromVector<float>({1, 4, 2, 2}, v);
+  Tensor x = Tensor::FromVector<float>({1, 8, 1, 2}, v);
   Attributes attrs;
   attrs.Set("blocksize", IntAttr(2));
   std::vector<Tensor> y = RunOp("DepthToSpace", 13, attrs, {x});
-  EXPECT_EQ(y[0].shape(), (Shape{1, 1, 4, 4}));
+  EXPECT_EQ(y[0].shape(), (Shape{1, 2, 2, 4}));
   EXPECT_EQ(ToVector<float>(y[0]), (std::vector<float>{0, 4, 1, 5, 8, 12, 9, 13, 2, 6, 3, 7, 10, 14, 11, 15}));
   attrs.Set("mode", StringAttr("CRD"));
   y = RunOp("DepthToSpace", 13, attrs, {x});
-  EXPECT_EQ(ToVector<float>(y[0]), (std::vector<float>{0, 1, 4, 5, 2, 3, 6, 7, 8, 9, 12, 13, 10, 11, 14, 15}));
+  EXPECT_EQ(ToVector<float>(y[0]), (std::vector<float>{0, 2, 1, 3, 4, 6, 5, 7, 8, 10, 9, 11, 12, 14, 13, 15}));
   // SpaceToDepth undoes DCR DepthToSpace.
   Attributes s2d;
   s2d.Set("blocksize", IntAttr(2));

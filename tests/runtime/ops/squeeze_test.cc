@@ -52,7 +52,7 @@ TEST(UnsqueezeOp, Opset11TakesAxesAttributeAndSharesBuffer) {
 
 TEST(UnsqueezeOp, RejectsDuplicateAxes) {
   EXPECT_THROW(RunOp("Unsqueeze", 13, Attributes(),
-                     {Tensor(DataType::kFloat, {3}), Tensor::FromVector<int64_t>({2}, {0, -2})}),
+                     {Tensor(DataType::kFloat, {3}), Tensor::FromVector<int64_t>({2}, {0, -3})}),
                Error);
 }
 

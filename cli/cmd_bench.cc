@@ -1,0 +1,60 @@
+// ptq bench: runs a model repeatedly on one set of inputs and prints latency as one JSON line.
+#include <algorithm>
+#include <chrono>
+#include <iostream>
+#include <memory>
+
+#include <nlohmann/json.hpp>
+
+#include "cli/args.h"
+#include "cli/commands.h"
+#include "runtime/feeds.h"
+#include "runtime/session.h"
+#include "runtime/threading.h"
+
+namespace ptq {
+
+namespace {
+constexpr const char* kBenchUsage = R"(usage: ptq bench MODEL --inputs DIR [--threads N] [--seconds S] [--warmup W]
+
+Runs MODEL on the inputs in DIR (as for ptq run) W times to warm up (default 3), then repeatedly for
+S seconds (default 3, at least 5 runs), and prints one JSON line:
+{"model": ..., "median_ms": ..., "min_ms": ..., "runs": ..., "threads": ...}
+--threads N: threads for kernels (default 1).
+)";
+}  // namespace
+
+int BenchCommand(int argc, char** argv) {
+  Args args(argc, argv, 2, {"inputs", "threads", "seconds", "warmup"}, {"help"});
+  if (args.Has("help")) {
+    std::cout << kBenchUsage;
+    return 0;
+  }
+  if (args.positional().size() != 1) ThrowUsageError("ptq bench takes one MODEL argument (see ptq bench --help)");
+  const int threads = args.GetInt("threads", 1);
+  const double seconds = args.GetDouble("seconds", 3.0);
+  const int warmup = args.GetInt("warmup", 3);
+  if (threads < 1) ThrowUsageError("--threads must be at least 1");
+  SetNumThreads(threads);
+  const std::string model = args.positional()[0];
+  auto graph = std::make_shared<const Graph>(LoadGraph(model));
+  Session session(graph);
+  const auto feeds = ReadFeedsFolder(*graph, args.Require("inputs"));
+  for (int i = 0; i < warmup; ++i) session.Run(feeds);
+  using Clock = std::chrono::steady_clock;
+  std::vector<double> ms;
+  const auto end = Clock::now() + std::chrono::duration<double>(seconds);
+  while (ms.size() < 5 || Clock::now() < end) {
+    const auto t0 = Clock::now();
+    session.Run(feeds);
+    ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
+    if (ms.size() >= 1000000) break;
+  }
+  std::sort(ms.begin(), ms.end());
+  nlohmann::json out = {{"model", model}, {"median_ms", ms[ms.size() / 2]}, {"min_ms", ms.front()},
+                        {"runs", ms.size()}, {"threads", threads}};
+  std::cout << out.dump() << "\n";
+  return 0;
+}
+
+}  // namespace ptq

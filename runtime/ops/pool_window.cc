@@ -1,0 +1,61 @@
+// Per-axis tap ranges of pooling windows.
+#include "runtime/ops/pool_window.h"
+
+#include <algorithm>
+
+namespace ptq {
+namespace {
+
+// The k in [0, kernel) with lo <= start + k * dilation < hi, as a count and [begin, end).
+void TapRange(int64_t start, int64_t kernel, int64_t dilation, int64_t lo, int64_t hi, int64_t& begin,
+              int64_t& end) {
+  begin = start >= lo ? 0 : (lo - start + dilation - 1) / dilation;
+  end = hi - start <= 0 ? 0 : (hi - start + dilation - 1) / dilation;
+  end = std::min(end, kernel);
+  begin = std::min(begin, end);
+}
+
+}  // namespace
+
+PoolPlan MakePoolPlan(const SlidingWindow& w) {
+  const size_t n = w.rank();
+  PTQ_ENFORCE(n >= 1 && n <= 3, "pooling over ", n, " spatial dimensions is not supported (1 to 3 are)");
+  PoolPlan plan;
+  for (size_t i = 0; i < 3; ++i) {
+    PoolAxis& axis = plan.axes[i];
+    if (i + n < 3) {  // a leading axis of size 1 with a single tap
+      axis.start = {0};
+      axis.k_begin = {0};
+      axis.k_end = {1};
+      axis.padded_count = {1};
+      continue;
+    }
+    const size_t a = i + n - 3;
+    axis.in = w.input[a];
+    axis.out = w.output[a];
+    axis.dilation = w.dilations[a];
+    for (int64_t o = 0; o < axis.out; ++o) {
+      const int64_t start = o * w.strides[a] - w.pads_begin[a];
+      int64_t begin, end, padded_begin, padded_end;
+      TapRange(start, w.kernel[a], axis.dilation, 0, axis.in, begin, end);
+      TapRange(start, w.kernel[a], axis.dilation, -w.pads_begin[a], axis.in + w.pads_end[a], padded_begin,
+               padded_end);
+      axis.start.push_back(start);
+      axis.k_begin.push_back(begin);
+      axis.k_end.push_back(end);
+      axis.padded_count.push_back(padded_end - padded_begin);
+    }
+    plan.in_size *= axis.in;
+    plan.out_size *= axis.out;
+  }
+  return plan;
+}
+
+SlidingWindow ResolvePoolWindow(const ConvAttributes& attrs, const Shape& x_shape) {
+  PTQ_ENFORCE(x_shape.size() >= 3, "input 'X' has shape ", ShapeToString(x_shape),
+              "; expected [N, C, D1, ...] with at least one spatial dimension");
+  PTQ_ENFORCE(!attrs.kernel_shape.empty(), "attribute 'kernel_shape' is required");
+  return ResolveWindow(attrs, std::vector<int64_t>(x_shape.begin() + 2, x_shape.end()), attrs.kernel_shape);
+}
+
+}  // namespace ptq

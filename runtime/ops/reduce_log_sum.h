@@ -1,0 +1,12 @@
+// ReduceLogSum: the log of the sum of the elements over the given axes (see reduce.h).
+#pragma once
+
+#include <memory>
+
+#include "runtime/kernel.h"
+
+namespace ptq {
+
+std::unique_ptr<Kernel> MakeReduceLogSum(const KernelInit& init);
+
+}  // namespace ptq

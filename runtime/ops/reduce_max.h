@@ -1,0 +1,12 @@
+// ReduceMax: the maximum of the elements over the given axes (see reduce.h).
+#pragma once
+
+#include <memory>
+
+#include "runtime/kernel.h"
+
+namespace ptq {
+
+std::unique_ptr<Kernel> MakeReduceMax(const KernelInit& init);
+
+}  // namespace ptq

@@ -1,0 +1,19 @@
+// One matrix product over row-major buffers (Eigen's GEMM for float/double), shared by MatMul, Gemm, Conv,
+// ConvTranspose and Einsum.
+#pragma once
+
+#include <cstdint>
+
+namespace ptq {
+
+// C = alpha * op(A) * op(B) + beta * C, with op(X) = X, or X^T when trans_x.
+// A is stored [M, K] (or [K, M] when trans_a) with row stride lda; B is stored [K, N] (or [N, K] when
+// trans_b) with row stride ldb; C is [M, N] with row stride ldc. Transposed operands are read in place
+// (as column-major views), never copied. beta == 0 ignores C's contents (NaN included).
+// T is float or double (Eigen), or int32_t, int64_t, uint32_t, uint64_t (plain loops, wrapping
+// arithmetic). REQUIRES: C does not overlap A or B.
+template <class T>
+void RowMajorGemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, T alpha, const T* a, int64_t lda,
+                  const T* b, int64_t ldb, T beta, T* c, int64_t ldc);
+
+}  // namespace ptq
