@@ -4,7 +4,7 @@ set -euo pipefail
 SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO="sudo"
 PACKAGES=(build-essential cmake libonnx-dev libprotobuf-dev protobuf-compiler libeigen3-dev
-          nlohmann-json3-dev libgtest-dev libonnx-testdata)
+          nlohmann-json3-dev libgtest-dev libonnx-testdata zlib1g-dev)
 missing=()
 for p in "${PACKAGES[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

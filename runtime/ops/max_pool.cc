@@ -1,6 +1,7 @@
 // MaxPool: one 3-D loop nest over each (n, c) plane with per-axis tap ranges.
 #include "runtime/ops/max_pool.h"
 
+#include <algorithm>
 #include <limits>
 
 #include "runtime/ops/float_compute.h"
@@ -9,10 +10,45 @@
 namespace ptq {
 namespace {
 
-// y[o] = max over the taps t of x[t]; index[o] = plane_base + t (row-major) or the column-major
-// spatial index when column_major. index may be null.
+// y[o] = max over the taps t of x[t], row by row: each tap row of the input is folded into the
+// output row with one pass per kernel column (branch-free, vectorisable when stride is 1).
 template <class T>
-void MaxPoolPlane(const T* x, const PoolPlan& p, int64_t plane_base, bool column_major, T* y, int64_t* index) {
+void MaxPoolPlane(const T* x, const PoolPlan& p, T* y) {
+  const PoolAxis& ad = p.axes[0];
+  const PoolAxis& ah = p.axes[1];
+  const PoolAxis& aw = p.axes[2];
+  const int64_t H = ah.in, W = aw.in, OW = aw.out, sw = aw.stride;
+  for (int64_t od = 0; od < ad.out; ++od) {
+    for (int64_t oh = 0; oh < ah.out; ++oh) {
+      T* yrow = y + (od * ah.out + oh) * OW;
+      std::fill(yrow, yrow + OW, std::numeric_limits<T>::lowest());
+      for (int64_t kd = ad.k_begin[od]; kd < ad.k_end[od]; ++kd) {
+        const int64_t id = ad.start[od] + kd * ad.dilation;
+        for (int64_t kh = ah.k_begin[oh]; kh < ah.k_end[oh]; ++kh) {
+          const T* xrow = x + (id * H + ah.start[oh] + kh * ah.dilation) * W;
+          for (int64_t kw = 0; kw < aw.kernel; ++kw) {
+            const int64_t off = kw * aw.dilation - aw.pad_begin;  // reads xrow[ow * sw + off]
+            if (sw == 1) {
+              for (int64_t ow = aw.o_begin[kw]; ow < aw.o_end[kw]; ++ow) {
+                yrow[ow] = xrow[ow + off] > yrow[ow] ? xrow[ow + off] : yrow[ow];
+              }
+            } else {
+              for (int64_t ow = aw.o_begin[kw]; ow < aw.o_end[kw]; ++ow) {
+                yrow[ow] = xrow[ow * sw + off] > yrow[ow] ? xrow[ow * sw + off] : yrow[ow];
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+// MaxPoolPlane that also records where each maximum is: index[o] = plane_base + the flat spatial
+// index of the maximum (row-major, or column-major when column_major); -1 for an empty window.
+template <class T>
+void MaxPoolPlaneWithIndices(const T* x, const PoolPlan& p, int64_t plane_base, bool column_major, T* y,
+                             int64_t* index) {
   const PoolAxis& ad = p.axes[0];
   const PoolAxis& ah = p.axes[1];
   const PoolAxis& aw = p.axes[2];
@@ -21,29 +57,28 @@ void MaxPoolPlane(const T* x, const PoolPlan& p, int64_t plane_base, bool column
     for (int64_t oh = 0; oh < ah.out; ++oh) {
       for (int64_t ow = 0; ow < aw.out; ++ow) {
         T best = std::numeric_limits<T>::lowest();
-        int64_t best_d = -1, best_h = 0, best_w = 0;
+        int64_t best_at = -1;  // row-major spatial index
         for (int64_t kd = ad.k_begin[od]; kd < ad.k_end[od]; ++kd) {
           const int64_t id = ad.start[od] + kd * ad.dilation;
           for (int64_t kh = ah.k_begin[oh]; kh < ah.k_end[oh]; ++kh) {
-            const int64_t ih = ah.start[oh] + kh * ah.dilation;
-            const T* row = x + (id * H + ih) * W;
+            const int64_t row = (id * H + ah.start[oh] + kh * ah.dilation) * W;
             for (int64_t kw = aw.k_begin[ow]; kw < aw.k_end[ow]; ++kw) {
-              const int64_t iw = aw.start[ow] + kw * aw.dilation;
-              if (row[iw] > best || best_d < 0) {
-                best = row[iw];
-                best_d = id, best_h = ih, best_w = iw;
-              }
+              const int64_t at = row + aw.start[ow] + kw * aw.dilation;
+              const bool better = x[at] > best || best_at < 0;  // the first tap always counts
+              best = better ? x[at] : best;
+              best_at = better ? at : best_at;
             }
           }
         }
         const int64_t o = (od * ah.out + oh) * aw.out + ow;
         y[o] = best;
-        if (index) {
-          if (best_d < 0) {
-            index[o] = -1;
-          } else {
-            index[o] = plane_base + (column_major ? best_d + D * (best_h + H * best_w) : (best_d * H + best_h) * W + best_w);
-          }
+        if (best_at < 0) {
+          index[o] = -1;
+        } else if (column_major) {  // (d, h, w) -> d + D * (h + H * w)
+          const int64_t bw = best_at % W, bh = (best_at / W) % H, bd = best_at / (W * H);
+          index[o] = plane_base + bd + D * (bh + H * bw);
+        } else {
+          index[o] = plane_base + best_at;
         }
       }
     }
@@ -60,8 +95,14 @@ void MaxPoolTyped(const ConvAttributes& attrs, bool column_major, const Tensor& 
   if (indices) *indices = Tensor(DataType::kInt64, ys);
   const int64_t planes = x.dim(0) * x.dim(1);
   for (int64_t i = 0; i < planes; ++i) {
-    MaxPoolPlane(x.data<T>() + i * plan.in_size, plan, i * plan.in_size, column_major,
-                 y.data<T>() + i * plan.out_size, indices ? indices->data<int64_t>() + i * plan.out_size : nullptr);
+    const T* px = x.data<T>() + i * plan.in_size;
+    T* py = y.data<T>() + i * plan.out_size;
+    if (indices) {
+      MaxPoolPlaneWithIndices(px, plan, i * plan.in_size, column_major, py,
+                              indices->data<int64_t>() + i * plan.out_size);
+    } else {
+      MaxPoolPlane(px, plan, py);
+    }
   }
 }
 

@@ -6,12 +6,12 @@
 namespace ptq {
 namespace {
 
-// The k in [0, kernel) with lo <= start + k * dilation < hi, as a count and [begin, end).
-void TapRange(int64_t start, int64_t kernel, int64_t dilation, int64_t lo, int64_t hi, int64_t& begin,
+// The j in [0, count) with lo <= start + j * step < hi, as [begin, end).
+void TapRange(int64_t start, int64_t count, int64_t step, int64_t lo, int64_t hi, int64_t& begin,
               int64_t& end) {
-  begin = start >= lo ? 0 : (lo - start + dilation - 1) / dilation;
-  end = hi - start <= 0 ? 0 : (hi - start + dilation - 1) / dilation;
-  end = std::min(end, kernel);
+  begin = start >= lo ? 0 : (lo - start + step - 1) / step;
+  end = hi - start <= 0 ? 0 : (hi - start + step - 1) / step;
+  end = std::min(end, count);
   begin = std::min(begin, end);
 }
 
@@ -28,12 +28,23 @@ PoolPlan MakePoolPlan(const SlidingWindow& w) {
       axis.k_begin = {0};
       axis.k_end = {1};
       axis.padded_count = {1};
+      axis.o_begin = {0};
+      axis.o_end = {1};
       continue;
     }
     const size_t a = i + n - 3;
     axis.in = w.input[a];
     axis.out = w.output[a];
+    axis.kernel = w.kernel[a];
+    axis.stride = w.strides[a];
     axis.dilation = w.dilations[a];
+    axis.pad_begin = w.pads_begin[a];
+    for (int64_t k = 0; k < axis.kernel; ++k) {
+      int64_t begin, end;
+      TapRange(k * axis.dilation - axis.pad_begin, axis.out, axis.stride, 0, axis.in, begin, end);
+      axis.o_begin.push_back(begin);
+      axis.o_end.push_back(end);
+    }
     for (int64_t o = 0; o < axis.out; ++o) {
       const int64_t start = o * w.strides[a] - w.pads_begin[a];
       int64_t begin, end, padded_begin, padded_end;

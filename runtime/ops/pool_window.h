@@ -11,15 +11,21 @@ namespace ptq {
 // One spatial axis of a pool. For output index o the window starts at start[o] = o * stride -
 // pad_begin and its taps k in [k_begin[o], k_end[o]) read input index start[o] + k * dilation,
 // which lies in [0, in). padded_count[o] counts the taps inside [-pad_begin, in + pad_end)
-// (AveragePool's count_include_pad divisor).
+// (AveragePool's count_include_pad divisor). Seen from the taps: tap k is inside the input for
+// the outputs o in [o_begin[k], o_end[k]), where it reads o * stride + k * dilation - pad_begin.
 struct PoolAxis {
   int64_t in = 1;
   int64_t out = 1;
+  int64_t kernel = 1;
+  int64_t stride = 1;
   int64_t dilation = 1;
+  int64_t pad_begin = 0;
   std::vector<int64_t> start;
   std::vector<int64_t> k_begin;
   std::vector<int64_t> k_end;
   std::vector<int64_t> padded_count;
+  std::vector<int64_t> o_begin;
+  std::vector<int64_t> o_end;
 };
 
 // A window of 1 to 3 spatial dims, padded to three axes (depth, height, width) with leading axes
