@@ -199,6 +199,11 @@ NpzArchive NpzArchive::Open(const std::string& path) {
     if (en.uncompressed > limit) {
       ThrowInputError(what, ": entry declares ", en.uncompressed, " uncompressed bytes, more than the limit of ", limit);
     }
+    // Deflate expands at most 1032:1, so a larger declared size is corrupt; checked before allocating.
+    if (en.method == 8 && en.uncompressed / 1032 > en.compressed + 16) {
+      ThrowInputError(what, ": entry declares ", en.uncompressed, " uncompressed bytes from ", en.compressed,
+                      " compressed bytes, more than deflate can produce");
+    }
     if (en.method == 0 && en.compressed != en.uncompressed) {
       ThrowInputError(what, ": stored entry has ", en.compressed, " bytes but declares ", en.uncompressed, " uncompressed");
     }

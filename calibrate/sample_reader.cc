@@ -110,15 +110,6 @@ std::vector<std::string> SortedTestSets(std::vector<std::string> names) {
   return names;
 }
 
-}  // namespace
-
-SampleReader::SampleReader() = default;
-SampleReader::SampleReader(SampleReader&&) noexcept = default;
-SampleReader& SampleReader::operator=(SampleReader&&) noexcept = default;
-SampleReader::~SampleReader() = default;
-
-namespace {
-
 using Inputs = std::vector<std::unique_ptr<SampleReader::Input>>;
 
 std::string Join(const std::vector<std::string>& items) {
@@ -254,6 +245,11 @@ Inputs TestSetInputs(const Graph& graph, const std::vector<std::string>& folders
 }
 
 }  // namespace
+
+SampleReader::SampleReader() = default;
+SampleReader::SampleReader(SampleReader&&) noexcept = default;
+SampleReader& SampleReader::operator=(SampleReader&&) noexcept = default;
+SampleReader::~SampleReader() = default;
 
 SampleReader SampleReader::Open(const Graph& graph, const std::string& data_path, const SampleOptions& o) {
   if (o.batch_size < 1) ThrowUsageError("calibration.batch_size must be at least 1, not ", o.batch_size);

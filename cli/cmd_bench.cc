@@ -1,7 +1,9 @@
 // ptq bench: runs a model repeatedly on one set of inputs and prints latency as one JSON line.
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <iostream>
+#include <map>
 #include <memory>
 
 #include <nlohmann/json.hpp>
@@ -21,11 +23,12 @@ Runs MODEL on the inputs in DIR (as for ptq run) W times to warm up (default 3),
 S seconds (default 3, at least 5 runs), and prints one JSON line:
 {"model": ..., "median_ms": ..., "min_ms": ..., "runs": ..., "threads": ...}
 --threads N: threads for kernels (default 1).
+--profile: also print, on stderr, the time spent per op type over the timed runs.
 )";
 }  // namespace
 
 int BenchCommand(int argc, char** argv) {
-  Args args(argc, argv, 2, {"inputs", "threads", "seconds", "warmup"}, {"help"});
+  Args args(argc, argv, 2, {"inputs", "threads", "seconds", "warmup"}, {"help", "profile"});
   if (args.Has("help")) {
     std::cout << kBenchUsage;
     return 0;
@@ -43,10 +46,20 @@ int BenchCommand(int argc, char** argv) {
   for (int i = 0; i < warmup; ++i) session.Run(feeds);
   using Clock = std::chrono::steady_clock;
   std::vector<double> ms;
+  // --profile: the time between consecutive observations is the producing node's time.
+  std::map<std::string, double> op_ms;
+  Clock::time_point last;
+  Observer profiler = [&](const Observation& o) {
+    const auto now = Clock::now();
+    if (o.node) op_ms[o.node->op_type] += std::chrono::duration<double, std::milli>(now - last).count();
+    last = Clock::now();
+  };
+  const bool profile = args.Has("profile");
   const auto end = Clock::now() + std::chrono::duration<double>(seconds);
   while (ms.size() < 5 || Clock::now() < end) {
     const auto t0 = Clock::now();
-    session.Run(feeds);
+    last = t0;
+    session.Run(feeds, profile ? profiler : Observer());
     ms.push_back(std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
     if (ms.size() >= 1000000) break;
   }
@@ -54,6 +67,19 @@ int BenchCommand(int argc, char** argv) {
   nlohmann::json out = {{"model", model}, {"median_ms", ms[ms.size() / 2]}, {"min_ms", ms.front()},
                         {"runs", ms.size()}, {"threads", threads}};
   std::cout << out.dump() << "\n";
+  if (profile) {
+    std::vector<std::pair<double, std::string>> rows;
+    double total = 0;
+    for (const auto& kv : op_ms) {
+      rows.push_back({kv.second, kv.first});
+      total += kv.second;
+    }
+    std::sort(rows.rbegin(), rows.rend());
+    for (const auto& r : rows) {
+      std::fprintf(stderr, "%-24s %10.4f ms/run %6.1f%%\n", r.second.c_str(), r.first / static_cast<double>(ms.size()),
+                   100.0 * r.first / total);
+    }
+  }
   return 0;
 }
 

@@ -41,8 +41,9 @@ void AveragePoolPlane(const T* x, const PoolPlan& p, bool count_include_pad, T* 
           }
         }
       }
-      const T dh_count = static_cast<T>(count_include_pad ? ad.padded_count[od] * ah.padded_count[oh]
-                                                          : (ad.k_end[od] - ad.k_begin[od]) * (ah.k_end[oh] - ah.k_begin[oh]));
+      const T dh_count =
+          static_cast<T>(count_include_pad ? ad.padded_count[od] * ah.padded_count[oh]
+                                           : (ad.k_end[od] - ad.k_begin[od]) * (ah.k_end[oh] - ah.k_begin[oh]));
       for (int64_t ow = 0; ow < OW; ++ow) {
         const T count = dh_count * width_count[ow];
         yrow[ow] = count > T(0) ? yrow[ow] / count : T(0);

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "runtime/ops/conv_geometry.h"
+#include "runtime/ops/depthwise_conv.h"
 #include "runtime/ops/float_compute.h"
 #include "runtime/ops/im2col.h"
 #include "runtime/ops/row_major_gemm.h"
@@ -25,46 +26,6 @@ bool IsPointwise(const SlidingWindow& w) {
     if (w.kernel[i] != 1 || w.strides[i] != 1 || w.pads_begin[i] != 0 || w.pads_end[i] != 0) return false;
   }
   return true;
-}
-
-// Depthwise conv over 1 or 2 spatial dims (one input channel per group), for one image:
-//   y[m, oh, ow] += sum_{kh, kw} w[m, kh, kw] * x[m / (M / C), oh * sh - ph + kh * dh, ow * sw - pw + kw * dw]
-// y must hold the bias (or 0). 1-D windows are read as 2-D with height 1.
-template <class T>
-void DepthwiseConv(const T* x, const T* w, const ConvGeometry& g, T* y) {
-  const SlidingWindow& win = g.window;
-  const bool one_d = win.rank() == 1;
-  const int64_t H = one_d ? 1 : win.input[0], W = win.input.back();
-  const int64_t OH = one_d ? 1 : win.output[0], OW = win.output.back();
-  const int64_t KH = one_d ? 1 : win.kernel[0], KW = win.kernel.back();
-  const int64_t sh = one_d ? 1 : win.strides[0], sw = win.strides.back();
-  const int64_t dh = one_d ? 1 : win.dilations[0], dw = win.dilations.back();
-  const int64_t ph = one_d ? 0 : win.pads_begin[0], pw = win.pads_begin.back();
-  const int64_t multiplier = g.out_channels_per_group();
-  for (int64_t m = 0; m < g.out_channels; ++m) {
-    const T* in = x + (m / multiplier) * H * W;
-    const T* wk = w + m * KH * KW;
-    T* out = y + m * OH * OW;
-    for (int64_t oh = 0; oh < OH; ++oh) {
-      T* orow = out + oh * OW;
-      for (int64_t kh = 0; kh < KH; ++kh) {
-        const int64_t ih = oh * sh - ph + kh * dh;
-        if (ih < 0 || ih >= H) continue;
-        const T* irow = in + ih * W;
-        for (int64_t kw = 0; kw < KW; ++kw) {
-          const T wv = wk[kh * KW + kw];
-          const int64_t off = kw * dw - pw;  // iw = ow * sw + off must lie in [0, W)
-          const int64_t begin = off >= 0 ? 0 : std::min(OW, (-off + sw - 1) / sw);
-          const int64_t end = std::max(begin, std::min(OW, W - off <= 0 ? 0 : (W - off + sw - 1) / sw));
-          if (sw == 1) {
-            for (int64_t ow = begin; ow < end; ++ow) orow[ow] += wv * irow[ow + off];
-          } else {
-            for (int64_t ow = begin; ow < end; ++ow) orow[ow] += wv * irow[ow * sw + off];
-          }
-        }
-      }
-    }
-  }
 }
 
 // Y = conv(X, W) + B, per image and group: Y_g [M/g, O] = W_g [M/g, C/g * K] * col_g [C/g * K, O].

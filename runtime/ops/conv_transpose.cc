@@ -45,8 +45,8 @@ Tensor ConvTransposeTyped(const TransposeAttributes& attrs, const Tensor& x, con
               ShapeToString(ws));
   PTQ_ENFORCE(!b || b->size() == out_channels, "input 'B' has shape ", ShapeToString(b ? b->shape() : Shape{}),
               "; expected [", out_channels, "] (one bias per output channel)");
-  const SlidingWindow win = ResolveTransposeWindow(attrs.conv, std::vector<int64_t>(xs.begin() + 2, xs.end()),
-                                                   kernel, attrs.output_padding, attrs.output_shape);
+  const SlidingWindow win = ResolveTransposeWindow(attrs.conv, std::vector<int64_t>(xs.begin() + 2, xs.end()), kernel,
+                                                   attrs.output_padding, attrs.output_shape);
   Shape ys{batch, out_channels};
   ys.insert(ys.end(), win.output.begin(), win.output.end());
   Tensor y(x.dtype(), ys);

@@ -163,8 +163,10 @@ int64_t GroupSize(const Operand<T>& op, const std::vector<int>& labels) {
 template <class T>
 Operand<T> Contract(const Operand<T>& a_in, const Operand<T>& b_in, const LabelSet& kept) {
   LabelSet drop_a, drop_b;
-  for (int l : a_in.labels) if (!kept.count(l) && !Contains(b_in.labels, l)) drop_a.insert(l);
-  for (int l : b_in.labels) if (!kept.count(l) && !Contains(a_in.labels, l)) drop_b.insert(l);
+  for (int l : a_in.labels)
+    if (!kept.count(l) && !Contains(b_in.labels, l)) drop_a.insert(l);
+  for (int l : b_in.labels)
+    if (!kept.count(l) && !Contains(a_in.labels, l)) drop_b.insert(l);
   const Operand<T> a = SumOut(a_in, drop_a);
   const Operand<T> b = SumOut(b_in, drop_b);
   std::vector<int> batch, m, k, n;
@@ -172,10 +174,13 @@ Operand<T> Contract(const Operand<T>& a_in, const Operand<T>& b_in, const LabelS
     const bool in_b = Contains(b.labels, l);
     (in_b ? (kept.count(l) ? batch : k) : m).push_back(l);
   }
-  for (int l : b.labels) if (!Contains(a.labels, l)) n.push_back(l);
+  for (int l : b.labels)
+    if (!Contains(a.labels, l)) n.push_back(l);
 
-  const bool trans_a = !IsContiguousIn(a, Concat(Concat(batch, m), k)) && IsContiguousIn(a, Concat(Concat(batch, k), m));
-  const bool trans_b = !IsContiguousIn(b, Concat(Concat(batch, k), n)) && IsContiguousIn(b, Concat(Concat(batch, n), k));
+  const bool trans_a =
+      !IsContiguousIn(a, Concat(Concat(batch, m), k)) && IsContiguousIn(a, Concat(Concat(batch, k), m));
+  const bool trans_b =
+      !IsContiguousIn(b, Concat(Concat(batch, k), n)) && IsContiguousIn(b, Concat(Concat(batch, n), k));
   const Operand<T> am = Arranged(a, trans_a ? Concat(Concat(batch, k), m) : Concat(Concat(batch, m), k));
   const Operand<T> bm = Arranged(b, trans_b ? Concat(Concat(batch, n), k) : Concat(Concat(batch, k), n));
   const int64_t batches = GroupSize(a, batch), M = GroupSize(a, m), K = GroupSize(a, k), N = GroupSize(b, n);
@@ -210,7 +215,8 @@ Tensor EinsumTyped(const EinsumEquation& eq, const std::vector<Tensor>& inputs) 
     acc = Contract(acc, ViewInput<T>(inputs[i], eq.inputs[i], eq), kept_after[i]);
   }
   LabelSet drop;
-  for (int l : acc.labels) if (!Contains(eq.output, l)) drop.insert(l);
+  for (int l : acc.labels)
+    if (!Contains(eq.output, l)) drop.insert(l);
   acc = SumOut(acc, drop);
 
   // Output axes; a label dropped as a broadcast size-1 axis everywhere has size 1.

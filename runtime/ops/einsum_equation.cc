@@ -36,7 +36,8 @@ std::vector<int> Expand(const Term& t, int64_t ellipsis_rank, int64_t max_rank) 
   std::vector<int> labels;
   for (size_t i = 0; i <= t.letters.size(); ++i) {
     if (static_cast<int>(i) == t.ellipsis_at) {
-      for (int64_t j = max_rank - ellipsis_rank; j < max_rank; ++j) labels.push_back(kEllipsisLabel + static_cast<int>(j));
+      for (int64_t j = max_rank - ellipsis_rank; j < max_rank; ++j)
+        labels.push_back(kEllipsisLabel + static_cast<int>(j));
     }
     if (i < t.letters.size()) labels.push_back(t.letters[i]);
   }
@@ -70,9 +71,9 @@ EinsumEquation ParseEinsumEquation(const std::string& equation, const std::vecto
     const int64_t rank = static_cast<int64_t>(shapes[i].size());
     const int64_t letters = static_cast<int64_t>(terms[i].letters.size());
     const bool has_ellipsis = terms[i].ellipsis_at >= 0;
-    PTQ_ENFORCE(has_ellipsis ? rank >= letters : rank == letters, "attribute 'equation' \"", equation, "\": term ",
-                i, " has ", letters, " labels", has_ellipsis ? " and an ellipsis" : "", " but input ", i,
-                " has shape ", ShapeToString(shapes[i]));
+    PTQ_ENFORCE(has_ellipsis ? rank >= letters : rank == letters, "attribute 'equation' \"", equation, "\": term ", i,
+                " has ", letters, " labels", has_ellipsis ? " and an ellipsis" : "", " but input ", i, " has shape ",
+                ShapeToString(shapes[i]));
     ellipsis_ranks[i] = rank - letters;
     max_ellipsis = std::max(max_ellipsis, ellipsis_ranks[i]);
   }
@@ -89,8 +90,8 @@ EinsumEquation ParseEinsumEquation(const std::string& equation, const std::vecto
       } else if (it->second == 1) {
         it->second = size;
       } else {
-        PTQ_ENFORCE(size == it->second || size == 1, "attribute 'equation' \"", equation, "\": axis ", a,
-                    " of input ", i, " has size ", size, " but the same label has size ", it->second, " elsewhere");
+        PTQ_ENFORCE(size == it->second || size == 1, "attribute 'equation' \"", equation, "\": axis ", a, " of input ",
+                    i, " has size ", size, " but the same label has size ", it->second, " elsewhere");
       }
     }
   }

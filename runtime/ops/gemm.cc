@@ -21,8 +21,8 @@ void BroadcastC(const Tensor& c, int64_t M, int64_t N, T* y) {
   PTQ_ENFORCE(cs.size() <= 2, "input 'C' has shape ", ShapeToString(cs), "; expected rank <= 2");
   const int64_t c_rows = cs.size() == 2 ? cs[0] : 1;
   const int64_t c_cols = cs.empty() ? 1 : cs.back();
-  PTQ_ENFORCE((c_rows == 1 || c_rows == M) && (c_cols == 1 || c_cols == N), "input 'C' has shape ",
-              ShapeToString(cs), " which does not broadcast to the output [", M, ", ", N, "]");
+  PTQ_ENFORCE((c_rows == 1 || c_rows == M) && (c_cols == 1 || c_cols == N), "input 'C' has shape ", ShapeToString(cs),
+              " which does not broadcast to the output [", M, ", ", N, "]");
   const T* pc = c.data<T>();
   for (int64_t m = 0; m < M; ++m) {
     const T* crow = pc + (c_rows == 1 ? 0 : m * c_cols);
@@ -53,8 +53,8 @@ Tensor GemmTyped(const GemmParams& p, const Tensor& a, const Tensor& b, const Te
   } else {
     beta = T(0);
   }
-  RowMajorGemm<T>(p.trans_a, p.trans_b, M, N, K, static_cast<T>(p.alpha), a.data<T>(), a.dim(1), b.data<T>(),
-                  b.dim(1), beta, y.data<T>(), N);
+  RowMajorGemm<T>(p.trans_a, p.trans_b, M, N, K, static_cast<T>(p.alpha), a.data<T>(), a.dim(1), b.data<T>(), b.dim(1),
+                  beta, y.data<T>(), N);
   return y;
 }
 

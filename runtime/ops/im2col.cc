@@ -28,7 +28,7 @@ void ValidRange(int64_t count, int64_t stride, int64_t offset, int64_t size, int
 // Positions map as other = walked * stride - pad_begin + k * dilation.
 template <class Fn>
 void ForEachWindowRow(int64_t channels, const SlidingWindow& w, const std::vector<int64_t>& walked,
-                const std::vector<int64_t>& other, const Fn& fn) {
+                      const std::vector<int64_t>& other, const Fn& fn) {
   const size_t n = w.rank();
   const int64_t kernel_size = Product(w.kernel);
   const int64_t walked_last = walked[n - 1];
@@ -75,23 +75,24 @@ void Im2Col(const T* x, int64_t channels, const SlidingWindow& w, T* col) {
   const int64_t out_last = w.output[n - 1];
   const int64_t in_last = w.input[n - 1];
   const int64_t stride = w.strides[n - 1];
-  ForEachWindowRow(channels, w, w.output, w.input, [&](int64_t row, int64_t out_offset, int64_t in_offset, int64_t off) {
-    T* dst = col + row * out_size + out_offset;
-    if (in_offset < 0) {
-      std::fill(dst, dst + out_last, T(0));
-      return;
-    }
-    int64_t begin, end;
-    ValidRange(out_last, stride, off, in_last, begin, end);
-    const T* src = x + in_offset;
-    std::fill(dst, dst + begin, T(0));
-    if (stride == 1) {
-      std::copy(src + begin + off, src + end + off, dst + begin);
-    } else {
-      for (int64_t o = begin; o < end; ++o) dst[o] = src[o * stride + off];
-    }
-    std::fill(dst + end, dst + out_last, T(0));
-  });
+  ForEachWindowRow(channels, w, w.output, w.input,
+                   [&](int64_t row, int64_t out_offset, int64_t in_offset, int64_t off) {
+                     T* dst = col + row * out_size + out_offset;
+                     if (in_offset < 0) {
+                       std::fill(dst, dst + out_last, T(0));
+                       return;
+                     }
+                     int64_t begin, end;
+                     ValidRange(out_last, stride, off, in_last, begin, end);
+                     const T* src = x + in_offset;
+                     std::fill(dst, dst + begin, T(0));
+                     if (stride == 1) {
+                       std::copy(src + begin + off, src + end + off, dst + begin);
+                     } else {
+                       for (int64_t o = begin; o < end; ++o) dst[o] = src[o * stride + off];
+                     }
+                     std::fill(dst + end, dst + out_last, T(0));
+                   });
 }
 
 template <class T>
@@ -101,14 +102,15 @@ void Col2ImAdd(const T* col, int64_t channels, const SlidingWindow& w, T* y) {
   const int64_t in_last = w.input[n - 1];
   const int64_t out_last = w.output[n - 1];
   const int64_t stride = w.strides[n - 1];
-  ForEachWindowRow(channels, w, w.input, w.output, [&](int64_t row, int64_t in_offset, int64_t out_offset, int64_t off) {
-    if (out_offset < 0) return;
-    int64_t begin, end;
-    ValidRange(in_last, stride, off, out_last, begin, end);
-    const T* src = col + row * in_size + in_offset;
-    T* dst = y + out_offset;
-    for (int64_t i = begin; i < end; ++i) dst[i * stride + off] += src[i];
-  });
+  ForEachWindowRow(channels, w, w.input, w.output,
+                   [&](int64_t row, int64_t in_offset, int64_t out_offset, int64_t off) {
+                     if (out_offset < 0) return;
+                     int64_t begin, end;
+                     ValidRange(in_last, stride, off, out_last, begin, end);
+                     const T* src = col + row * in_size + in_offset;
+                     T* dst = y + out_offset;
+                     for (int64_t i = begin; i < end; ++i) dst[i * stride + off] += src[i];
+                   });
 }
 
 template void Im2Col<float>(const float*, int64_t, const SlidingWindow&, float*);

@@ -7,8 +7,7 @@ namespace ptq {
 namespace {
 
 // The j in [0, count) with lo <= start + j * step < hi, as [begin, end).
-void TapRange(int64_t start, int64_t count, int64_t step, int64_t lo, int64_t hi, int64_t& begin,
-              int64_t& end) {
+void TapRange(int64_t start, int64_t count, int64_t step, int64_t lo, int64_t hi, int64_t& begin, int64_t& end) {
   begin = start >= lo ? 0 : (lo - start + step - 1) / step;
   end = hi - start <= 0 ? 0 : (hi - start + step - 1) / step;
   end = std::min(end, count);
@@ -49,8 +48,7 @@ PoolPlan MakePoolPlan(const SlidingWindow& w) {
       const int64_t start = o * w.strides[a] - w.pads_begin[a];
       int64_t begin, end, padded_begin, padded_end;
       TapRange(start, w.kernel[a], axis.dilation, 0, axis.in, begin, end);
-      TapRange(start, w.kernel[a], axis.dilation, -w.pads_begin[a], axis.in + w.pads_end[a], padded_begin,
-               padded_end);
+      TapRange(start, w.kernel[a], axis.dilation, -w.pads_begin[a], axis.in + w.pads_end[a], padded_begin, padded_end);
       axis.start.push_back(start);
       axis.k_begin.push_back(begin);
       axis.k_end.push_back(end);

@@ -1,9 +1,8 @@
 // Row-major GEMM: Eigen maps over the callers' buffers for floating types, a plain loop for integers.
 #include "runtime/ops/row_major_gemm.h"
 
-#include <type_traits>
-
 #include <Eigen/Core>
+#include <type_traits>
 
 namespace ptq {
 namespace {
@@ -43,18 +42,18 @@ void EigenGemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, T al
                const T* b, int64_t ldb, T beta, T* c, int64_t ldc) {
   RowMajorMap<T> cm(c, M, N, Eigen::OuterStride<>(ldc));
   if (trans_b) {
-    WithA(trans_a, M, K, a, lda, ConstMatrixMap<T, Eigen::ColMajor>(b, K, N, Eigen::OuterStride<>(ldb)), alpha,
-          beta, cm);
+    WithA(trans_a, M, K, a, lda, ConstMatrixMap<T, Eigen::ColMajor>(b, K, N, Eigen::OuterStride<>(ldb)), alpha, beta,
+          cm);
   } else {
-    WithA(trans_a, M, K, a, lda, ConstMatrixMap<T, Eigen::RowMajor>(b, K, N, Eigen::OuterStride<>(ldb)), alpha,
-          beta, cm);
+    WithA(trans_a, M, K, a, lda, ConstMatrixMap<T, Eigen::RowMajor>(b, K, N, Eigen::OuterStride<>(ldb)), alpha, beta,
+          cm);
   }
 }
 
 // c[m][n] = alpha * sum_k a(m, k) * b(k, n) + beta * c[m][n] in T's unsigned counterpart (wraps).
 template <class T>
-void LoopGemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, T alpha, const T* a, int64_t lda,
-              const T* b, int64_t ldb, T beta, T* c, int64_t ldc) {
+void LoopGemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, T alpha, const T* a, int64_t lda, const T* b,
+              int64_t ldb, T beta, T* c, int64_t ldc) {
   using U = std::make_unsigned_t<T>;
   for (int64_t m = 0; m < M; ++m) {
     U* crow = reinterpret_cast<U*>(c + m * ldc);
@@ -90,9 +89,9 @@ void RowMajorGemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, T
   }
 }
 
-#define PTQ_INSTANTIATE_GEMM(T)                                                                              \
-  template void RowMajorGemm<T>(bool, bool, int64_t, int64_t, int64_t, T, const T*, int64_t, const T*, int64_t, \
-                                T, T*, int64_t);
+#define PTQ_INSTANTIATE_GEMM(T)                                                                                        \
+  template void RowMajorGemm<T>(bool, bool, int64_t, int64_t, int64_t, T, const T*, int64_t, const T*, int64_t, T, T*, \
+                                int64_t);
 PTQ_INSTANTIATE_GEMM(float)
 PTQ_INSTANTIATE_GEMM(double)
 PTQ_INSTANTIATE_GEMM(int32_t)

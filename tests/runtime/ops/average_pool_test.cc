@@ -28,40 +28,62 @@ Attributes AvgAttrs(std::vector<int64_t> kernel, std::vector<int64_t> strides, s
 
 TEST(AveragePoolTest, PaddingIsExcludedFromTheDivisorByDefault) {
   const Tensor x = PatternTensor({1, 2, 5, 6}, 0);
-  ExpectValues(testing::RunOp("AveragePool", 11, AvgAttrs({3, 3}, {2, 2}, {1, 1, 1, 1}, false), {x})[0],
-               {1, 2, 3, 3}, {-0.25f, 0.2083333283662796f, 0.4583333432674408f, -0.2083333283662796f, -0.1111111119389534f, 0.1388888955116272f, 0.375f, -0.25f, 0.0f, 0.25f, 0.1666666716337204f, -0.125f, 0.2916666567325592f, 0.02777777798473835f, -0.4444444477558136f, 0.0625f, 0.25f, -0.0416666679084301f});
+  ExpectValues(testing::RunOp("AveragePool", 11, AvgAttrs({3, 3}, {2, 2}, {1, 1, 1, 1}, false), {x})[0], {1, 2, 3, 3},
+               {-0.25f, 0.2083333283662796f, 0.4583333432674408f, -0.2083333283662796f, -0.1111111119389534f,
+                0.1388888955116272f, 0.375f, -0.25f, 0.0f, 0.25f, 0.1666666716337204f, -0.125f, 0.2916666567325592f,
+                0.02777777798473835f, -0.4444444477558136f, 0.0625f, 0.25f, -0.0416666679084301f});
 }
 
 TEST(AveragePoolTest, CountIncludePadDividesByTheWholeWindow) {
   const Tensor x = PatternTensor({1, 2, 5, 6}, 0);
-  ExpectValues(testing::RunOp("AveragePool", 11, AvgAttrs({3, 3}, {2, 2}, {1, 1, 1, 1}, true), {x})[0],
-               {1, 2, 3, 3}, {-0.1111111119389534f, 0.1388888955116272f, 0.3055555522441864f, -0.1388888955116272f, -0.1111111119389534f, 0.1388888955116272f, 0.1666666716337204f, -0.1666666716337204f, 0.0f, 0.1111111119389534f, 0.1111111119389534f, -0.0833333358168602f, 0.1944444477558136f, 0.02777777798473835f, -0.4444444477558136f, 0.02777777798473835f, 0.1666666716337204f, -0.02777777798473835f});
+  ExpectValues(
+      testing::RunOp("AveragePool", 11, AvgAttrs({3, 3}, {2, 2}, {1, 1, 1, 1}, true), {x})[0], {1, 2, 3, 3},
+      {-0.1111111119389534f, 0.1388888955116272f, 0.3055555522441864f, -0.1388888955116272f, -0.1111111119389534f,
+       0.1388888955116272f, 0.1666666716337204f, -0.1666666716337204f, 0.0f, 0.1111111119389534f, 0.1111111119389534f,
+       -0.0833333358168602f, 0.1944444477558136f, 0.02777777798473835f, -0.4444444477558136f, 0.02777777798473835f,
+       0.1666666716337204f, -0.02777777798473835f});
 }
 
 TEST(AveragePoolTest, CeilModeWindowsPastThePaddingCountOnlyPaddedTaps) {
   // 7 + 1 (begin) + 0 (end): windows start at -1, 1, 3, 5; the last reaches 7, outside the padding.
   const Tensor x = PatternTensor({1, 1, 7, 7}, 0);
-  ExpectValues(testing::RunOp("AveragePool", 11, AvgAttrs({3, 3}, {2, 2}, {1, 1, 0, 0}, true, true), {x})[0],
-               {1, 1, 4, 4}, {-0.0833333358168602f, 0.0f, 0.1666666716337204f, -0.25f, 0.02777777798473835f, 0.1388888955116272f, 0.02777777798473835f, -0.4166666567325592f, 0.1111111119389534f, 0.4444444477558136f, -0.02777777798473835f, -0.2916666567325592f, 0.0833333358168602f, 0.0416666679084301f, -0.25f, -0.0625f});
+  ExpectValues(
+      testing::RunOp("AveragePool", 11, AvgAttrs({3, 3}, {2, 2}, {1, 1, 0, 0}, true, true), {x})[0], {1, 1, 4, 4},
+      {-0.0833333358168602f, 0.0f, 0.1666666716337204f, -0.25f, 0.02777777798473835f, 0.1388888955116272f,
+       0.02777777798473835f, -0.4166666567325592f, 0.1111111119389534f, 0.4444444477558136f, -0.02777777798473835f,
+       -0.2916666567325592f, 0.0833333358168602f, 0.0416666679084301f, -0.25f, -0.0625f});
   ExpectValues(testing::RunOp("AveragePool", 11, AvgAttrs({3, 3}, {2, 2}, {1, 1, 0, 0}, false, true), {x})[0],
-               {1, 1, 4, 4}, {-0.1875f, 0.0f, 0.25f, -0.375f, 0.0416666679084301f, 0.1388888955116272f, 0.02777777798473835f, -0.4166666567325592f, 0.1666666716337204f, 0.4444444477558136f, -0.02777777798473835f, -0.2916666567325592f, 0.125f, 0.0416666679084301f, -0.25f, -0.0625f});
+               {1, 1, 4, 4},
+               {-0.1875f, 0.0f, 0.25f, -0.375f, 0.0416666679084301f, 0.1388888955116272f, 0.02777777798473835f,
+                -0.4166666567325592f, 0.1666666716337204f, 0.4444444477558136f, -0.02777777798473835f,
+                -0.2916666567325592f, 0.125f, 0.0416666679084301f, -0.25f, -0.0625f});
 }
 
 TEST(AveragePoolTest, OneDimensionalAndFloat16) {
   const Attributes a = AvgAttrs({3}, {2}, {1, 1}, false);
-  ExpectValues(testing::RunOp("AveragePool", 19, a, {PatternTensor({2, 2, 7}, 0)})[0], {2, 2, 4}, {-0.625f, -0.1666666716337204f, 0.0833333358168602f, 0.0f, 0.25f, 0.1666666716337204f, 0.4166666567325592f, -0.75f, -0.5f, -0.5833333134651184f, -0.3333333432674408f, 0.125f, 0.375f, 0.8333333134651184f, 0.0f, -0.625f});
-  ExpectValues(testing::RunOp("AveragePool", 19, a, {testing::ToHalf(PatternTensor({2, 2, 7}, 0))})[0], {2, 2, 4},
-               {-0.625f, -0.1666666716337204f, 0.0833333358168602f, 0.0f, 0.25f, 0.1666666716337204f, 0.4166666567325592f, -0.75f, -0.5f, -0.5833333134651184f, -0.3333333432674408f, 0.125f, 0.375f, 0.8333333134651184f, 0.0f, -0.625f}, testing::kHalfTolerance, true);
+  ExpectValues(
+      testing::RunOp("AveragePool", 19, a, {PatternTensor({2, 2, 7}, 0)})[0], {2, 2, 4},
+      {-0.625f, -0.1666666716337204f, 0.0833333358168602f, 0.0f, 0.25f, 0.1666666716337204f, 0.4166666567325592f,
+       -0.75f, -0.5f, -0.5833333134651184f, -0.3333333432674408f, 0.125f, 0.375f, 0.8333333134651184f, 0.0f, -0.625f});
+  ExpectValues(
+      testing::RunOp("AveragePool", 19, a, {testing::ToHalf(PatternTensor({2, 2, 7}, 0))})[0], {2, 2, 4},
+      {-0.625f, -0.1666666716337204f, 0.0833333358168602f, 0.0f, 0.25f, 0.1666666716337204f, 0.4166666567325592f,
+       -0.75f, -0.5f, -0.5833333134651184f, -0.3333333432674408f, 0.125f, 0.375f, 0.8333333134651184f, 0.0f, -0.625f},
+      testing::kHalfTolerance, true);
 }
 
 TEST(GlobalPoolTest, AverageAndMaxKeepTheRank) {
-  ExpectValues(testing::RunOp("GlobalAveragePool", 1, Attributes(), {PatternTensor({2, 3, 4, 5}, 0)})[0],
-               {2, 3, 1, 1}, {-0.15000000596046448f, 0.07500000298023224f, -0.02500000037252903f, 0.03750000149011612f, -0.0625f, 0.0f});
+  ExpectValues(
+      testing::RunOp("GlobalAveragePool", 1, Attributes(), {PatternTensor({2, 3, 4, 5}, 0)})[0], {2, 3, 1, 1},
+      {-0.15000000596046448f, 0.07500000298023224f, -0.02500000037252903f, 0.03750000149011612f, -0.0625f, 0.0f});
   std::vector<float> distinct(120);
-  for (size_t i = 0; i < distinct.size(); ++i) distinct[i] = static_cast<float>(static_cast<int64_t>(i * 37 + 3) % 101 - 50) / 8.0f;
+  for (size_t i = 0; i < distinct.size(); ++i)
+    distinct[i] = static_cast<float>(static_cast<int64_t>(i * 37 + 3) % 101 - 50) / 8.0f;
   const Tensor x = Tensor::FromVector<float>({2, 3, 4, 5}, distinct);
-  ExpectValues(testing::RunOp("GlobalMaxPool", 1, Attributes(), {x})[0], {2, 3, 1, 1}, {6.25f, 5.75f, 6.125f, 6.0f, 5.5f, 5.875f});
-  const Tensor y8 = testing::RunOp("GlobalMaxPool", 1, Attributes(), {Tensor::FromVector<uint8_t>({1, 2, 3}, {1, 9, 4, 200, 0, 7})})[0];
+  ExpectValues(testing::RunOp("GlobalMaxPool", 1, Attributes(), {x})[0], {2, 3, 1, 1},
+               {6.25f, 5.75f, 6.125f, 6.0f, 5.5f, 5.875f});
+  const Tensor y8 = testing::RunOp("GlobalMaxPool", 1, Attributes(),
+                                   {Tensor::FromVector<uint8_t>({1, 2, 3}, {1, 9, 4, 200, 0, 7})})[0];
   EXPECT_EQ(y8.shape(), (Shape{1, 2, 1}));
   EXPECT_EQ(testing::ToVector<uint8_t>(y8), (std::vector<uint8_t>{9, 200}));
 }

@@ -1,0 +1,171 @@
+// Tensor selection, the observer-driven statistics pass, and the choice of scales and zero points.
+#include "calibrate/calibrator.h"
+
+#include <algorithm>
+#include <functional>
+#include <memory>
+
+#include "calibrate/range_method.h"
+#include "runtime/attention_pattern.h"
+#include "runtime/quant_math.h"
+#include "runtime/session.h"
+
+namespace ptq {
+
+std::string TensorRoleName(TensorRole role) {
+  switch (role) {
+    case TensorRole::kWeight: return "weight";
+    case TensorRole::kSoftmaxOutput: return "softmax_output";
+    default: return "activation";
+  }
+}
+
+std::map<std::string, TensorRole> SelectTensors(const Graph& graph, const CalibrationOptions& options) {
+  std::map<std::string, TensorRole> selected;
+  auto add_activation = [&](const std::string& t) {
+    if (!t.empty() && !graph.constants.count(t) && !selected.count(t)) selected[t] = TensorRole::kActivation;
+  };
+  for (const Node& n : graph.nodes) {
+    if (!n.domain.empty() || std::find(options.op_types.begin(), options.op_types.end(), n.op_type) == options.op_types.end()) {
+      continue;
+    }
+    // Input 0 is the activation; input 1 is the weight when constant (an activation otherwise).
+    for (size_t i = 0; i < n.inputs.size() && i < 2; ++i) {
+      if (graph.constants.count(n.inputs[i])) {
+        if (i == 1) selected[n.inputs[i]] = TensorRole::kWeight;
+      } else {
+        add_activation(n.inputs[i]);
+      }
+    }
+    if (!n.outputs.empty()) add_activation(n.outputs[0]);
+  }
+  if (options.attention) {
+    for (const AttentionMatch& m : FindAttention(graph)) {
+      selected[m.softmax->outputs[0]] = TensorRole::kSoftmaxOutput;
+      for (const Node* mm : {m.qk_matmul, m.pv_matmul}) {
+        if (!mm) continue;
+        for (const std::string& in : mm->inputs) {
+          if (!selected.count(in)) add_activation(in);
+        }
+        add_activation(mm->outputs[0]);
+      }
+    }
+  }
+  return selected;
+}
+
+CalibrationResult CollectStatistics(const Graph& graph, SampleReader& samples, const CalibrationOptions& options,
+                                    const std::function<void(int64_t, int64_t)>& progress) {
+  CalibrationResult result;
+  const auto selected = SelectTensors(graph, options);
+  for (const auto& kv : selected) {
+    CalibratedTensor& t = result.tensors[kv.first];
+    t.role = kv.second;
+    if (t.role == TensorRole::kWeight) {
+      const Tensor& w = graph.constants.at(kv.first);
+      if (w.dtype() == DataType::kFloat) t.histogram.Add(w.data<float>(), static_cast<size_t>(w.size()));
+      t.observed_shape = w.shape();
+    }
+  }
+  auto shared = std::make_shared<const Graph>(graph);
+  Session session(shared);
+  Observer observer = [&](const Observation& o) {
+    auto it = result.tensors.find(o.name);
+    if (it == result.tensors.end() || it->second.role == TensorRole::kWeight) return;
+    if (o.value.dtype() != DataType::kFloat) return;
+    it->second.histogram.Add(o.value.data<float>(), static_cast<size_t>(o.value.size()));
+    it->second.observed_shape = o.value.shape();
+  };
+  std::map<std::string, Tensor> batch;
+  int64_t n = 0;
+  while (samples.Next(&batch, &n)) {
+    session.Run(batch, observer);
+    result.samples += n;
+    if (progress) progress(result.samples, samples.num_samples());
+  }
+  return result;
+}
+
+namespace {
+
+// The channel axis of a weight for per-channel quantization: MatMul B [K, N] -> 1 (columns), Gemm B ->
+// 0 with transB else 1, Conv W [M, C/g, ...] -> 0. -1 when the weight has no such axis.
+int64_t ChannelAxis(const Graph& graph, const std::string& weight) {
+  for (const Node& n : graph.nodes) {
+    if (n.inputs.size() < 2 || n.inputs[1] != weight) continue;
+    const int64_t rank = graph.constants.at(weight).rank();
+    if (n.op_type == "Conv") return 0;
+    if (n.op_type == "Gemm") return n.attrs.GetInt("transB", 0) ? 0 : 1;
+    if (n.op_type == "MatMul" && rank >= 2) return rank - 1;
+  }
+  return -1;
+}
+
+void ChooseWeight(const Graph& graph, const std::string& name, const CalibrationOptions& o, CalibratedTensor* t) {
+  const Tensor& w = graph.constants.at(name);
+  t->dtype = o.weight_dtype;
+  const int64_t axis = o.per_channel ? ChannelAxis(graph, name) : -1;
+  t->axis = axis;
+  const int64_t channels = axis < 0 ? 1 : w.dim(axis);
+  const int64_t inner = axis < 0 ? 1 : [&] {
+    int64_t s = 1;
+    for (int64_t d = axis + 1; d < w.rank(); ++d) s *= w.dim(d);
+    return s;
+  }();
+  std::vector<float> lo(static_cast<size_t>(channels), 0.0f), hi(static_cast<size_t>(channels), 0.0f);
+  const float* v = w.data<float>();
+  for (int64_t i = 0; i < w.size(); ++i) {
+    const size_t c = axis < 0 ? 0 : static_cast<size_t>((i / inner) % channels);
+    if (std::isfinite(v[i])) {
+      lo[c] = std::min(lo[c], v[i]);
+      hi[c] = std::max(hi[c], v[i]);
+    }
+  }
+  t->scales.clear();
+  t->zero_points.clear();
+  for (size_t c = 0; c < lo.size(); ++c) {
+    const QuantParams p = ChooseQuantParams(lo[c], hi[c], o.weight_dtype, o.weight_symmetric);
+    t->scales.push_back(p.scale);
+    t->zero_points.push_back(p.zero_point);
+  }
+  t->range_min = *std::min_element(lo.begin(), lo.end());
+  t->range_max = *std::max_element(hi.begin(), hi.end());
+}
+
+}  // namespace
+
+void ChooseQuantization(const Graph& graph, const CalibrationOptions& o, CalibrationResult* result) {
+  const std::unique_ptr<RangeMethod> method = MakeRangeMethod(o.method);
+  RangeOptions ro;
+  ro.symmetric = o.activation_symmetric;
+  ro.percentile = o.percentile;
+  ro.levels = QuantMax(o.activation_dtype) - QuantMin(o.activation_dtype) + 1;
+  for (auto& kv : result->tensors) {
+    CalibratedTensor& t = kv.second;
+    if (t.role == TensorRole::kWeight) {
+      if (graph.constants.at(kv.first).dtype() == DataType::kFloat) ChooseWeight(graph, kv.first, o, &t);
+      continue;
+    }
+    if (t.role == TensorRole::kSoftmaxOutput) {
+      // Softmax outputs lie in [0, 1]: uint8 with zero point 0. calibrated: scale = observed max / 255
+      // (the softmax output scale, computed offline); fixed: 1/256 as ONNX Runtime does.
+      t.dtype = DataType::kUint8;
+      t.range_min = 0.0f;
+      t.range_max = t.histogram.empty() ? 1.0f : std::min(1.0f, std::max(t.histogram.max(), 0.0f));
+      const float scale = o.softmax_calibrated ? ChooseQuantParams(0.0f, t.range_max, DataType::kUint8, false).scale
+                                               : 1.0f / 256.0f;
+      t.scales = {scale};
+      t.zero_points = {0};
+      continue;
+    }
+    t.dtype = o.activation_dtype;
+    const Range r = t.histogram.empty() ? Range{0.0f, 0.0f} : method->Choose(t.histogram, ro);
+    t.range_min = r.min;
+    t.range_max = r.max;
+    const QuantParams p = ChooseQuantParams(r.min, r.max, o.activation_dtype, o.activation_symmetric, o.reduce_range);
+    t.scales = {p.scale};
+    t.zero_points = {p.zero_point};
+  }
+}
+
+}  // namespace ptq

@@ -1,0 +1,63 @@
+// The streaming calibration pass: runs the float model over the samples, histograms every tensor a
+// quantized op reads or writes, and turns the histograms into ranges, scales and zero points.
+#pragma once
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "calibrate/histogram.h"
+#include "calibrate/sample_reader.h"
+#include "runtime/graph.h"
+
+namespace ptq {
+
+enum class TensorRole { kActivation, kWeight, kSoftmaxOutput };
+std::string TensorRoleName(TensorRole role);
+
+struct CalibrationOptions {
+  std::string method = "minmax";                  // minmax, percentile, entropy, mse
+  double percentile = 99.999;
+  bool softmax_calibrated = true;                 // false: the fixed scale 1/256 (ONNX Runtime's choice)
+  DataType activation_dtype = DataType::kUint8;
+  bool activation_symmetric = false;
+  bool reduce_range = false;
+  DataType weight_dtype = DataType::kInt8;
+  bool weight_symmetric = true;
+  bool per_channel = true;
+  std::vector<std::string> op_types = {"MatMul", "Gemm", "Conv"};
+  bool attention = true;
+};
+
+// One calibrated tensor.
+struct CalibratedTensor {
+  TensorRole role = TensorRole::kActivation;
+  Histogram histogram;            // activations and softmax outputs (weights: the values of the weight)
+  Shape observed_shape;           // shape seen in the last run (activations)
+  DataType dtype = DataType::kUint8;
+  float range_min = 0, range_max = 0;
+  int64_t axis = -1;              // weights per channel: the channel axis; -1 per tensor
+  std::vector<float> scales;      // one per channel, or one
+  std::vector<int32_t> zero_points;
+};
+
+struct CalibrationResult {
+  std::map<std::string, CalibratedTensor> tensors;
+  int64_t samples = 0;
+};
+
+// Which tensors get statistics: the inputs and outputs of nodes whose op type is in op_types (their
+// constant weight input as a weight), and with `attention` the Q·Kᵀ and P·V MatMuls' inputs and outputs
+// and the attention Softmax outputs (role kSoftmaxOutput).
+std::map<std::string, TensorRole> SelectTensors(const Graph& graph, const CalibrationOptions& options);
+
+// Runs the model over every batch of `samples`, accumulating histograms (memory independent of the
+// number of samples). `progress`, when given, is called after each batch with (samples done, total).
+CalibrationResult CollectStatistics(const Graph& graph, SampleReader& samples, const CalibrationOptions& options,
+                                    const std::function<void(int64_t, int64_t)>& progress = nullptr);
+
+// Fills ranges, scales and zero points of every tensor from its histogram (activations) or values
+// (weights), through the range method and quant_math.h. Deterministic: same histograms, same result.
+void ChooseQuantization(const Graph& graph, const CalibrationOptions& options, CalibrationResult* result);
+
+}  // namespace ptq

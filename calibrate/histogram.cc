@@ -1,0 +1,358 @@
+// Histogram: the canonical power-of-two grid, the two-pass Add, exact merge and moments.
+#include "calibrate/histogram.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "runtime/error.h"
+
+namespace ptq {
+namespace {
+
+// floor(x * 2^-e) for finite x; exact (a power-of-two scaling in double) and |result| < 2^41
+// whenever e >= ilogb(|x|) - 39.
+int64_t FloorScaled(float x, int e) {
+  const double y = std::ldexp(static_cast<double>(x), -e);
+  return static_cast<int64_t>(std::floor(y));
+}
+
+// floor(j / 2^s) for s >= 0 (>> of a negative int64 is arithmetic in every compiler ptq supports).
+int64_t ShiftFloor(int64_t j, int s) { return s >= 63 ? (j < 0 ? -1 : 0) : j >> s; }
+
+// Scale of the mantissa m of biased exponent field E: 2^(max(E, 1) - 150).
+double MomentScale(int field) { return std::ldexp(1.0, std::max(field, 1) - 150); }
+
+constexpr size_t kChunk = 1 << 16;  // sum of m^2 < 2^48 per value fits uint64 for 2^16 values
+
+bool IsCount(const nlohmann::json& v) {
+  return v.is_number_unsigned() || (v.is_number_integer() && v.get<int64_t>() >= 0);
+}
+
+template <class T>
+std::string ToDecimal(T v) {  // T: __int128 or unsigned __int128
+  const bool neg = v < 0;
+  std::string s;
+  do {
+    const int digit = static_cast<int>(v % 10);
+    s.push_back(static_cast<char>('0' + (digit < 0 ? -digit : digit)));
+    v /= 10;
+  } while (v != 0);
+  if (neg) s.push_back('-');
+  return std::string(s.rbegin(), s.rend());
+}
+
+// Parses a decimal integer of at most 38 digits (fits both 128-bit types); false when malformed.
+template <class T>
+bool FromDecimal(const std::string& s, T* out) {
+  size_t i = (!s.empty() && s[0] == '-') ? 1 : 0;
+  if (i == s.size() || s.size() - i > 38) return false;
+  T v = 0;
+  for (; i < s.size(); ++i) {
+    if (s[i] < '0' || s[i] > '9') return false;
+    v = v * 10 + (s[i] - '0');
+  }
+  if (s[0] == '-') {
+    if (!(static_cast<T>(-1) < static_cast<T>(0))) return false;  // unsigned: no sign allowed
+    v = 0 - v;
+  }
+  *out = v;
+  return true;
+}
+
+}  // namespace
+
+Histogram::Histogram(int num_bins) {
+  if (num_bins < 2) ThrowUsageError("histogram needs at least 2 bins, got ", num_bins);
+  bins_.assign(static_cast<size_t>(num_bins), 0);
+}
+
+int Histogram::CanonicalExponent(float mn, float mx, int at_least, int num_bins) {
+  const float maxabs = std::max(std::fabs(mn), std::fabs(mx));
+  int e = std::max(at_least, kMinExponent);
+  if (maxabs > 0) e = std::max(e, std::ilogb(maxabs) - 39);
+  while (FloorScaled(mx, e) - FloorScaled(mn, e) > num_bins - 1) ++e;
+  return e;
+}
+
+double Histogram::bin_width() const { return std::ldexp(1.0, exponent_); }
+
+double Histogram::lower(int i) const { return std::ldexp(static_cast<double>(first_bin_ + i), exponent_); }
+
+// Grows the grid to cover [new_min, new_max] (finite): e and first_bin become canonical for the
+// union, and bin j at the old width moves to bin j >> (e' - e) at the new width.
+void Histogram::Widen(float new_min, float new_max) {
+  const float mn = std::min(min_, new_min);
+  const float mx = std::max(max_, new_max);
+  const int e = CanonicalExponent(mn, mx, count_ ? exponent_ : kMinExponent, num_bins());
+  const int64_t first = FloorScaled(mn, e);
+  min_ = mn;
+  max_ = mx;
+  if (count_ == 0) {
+    exponent_ = e;
+    first_bin_ = first;
+    return;
+  }
+  if (e == exponent_ && first == first_bin_) return;
+  std::vector<uint64_t> moved(bins_.size(), 0);
+  const int shift = e - exponent_;
+  for (size_t k = 0; k < bins_.size(); ++k) {
+    if (bins_[k] == 0) continue;
+    moved[static_cast<size_t>(ShiftFloor(first_bin_ + static_cast<int64_t>(k), shift) - first)] += bins_[k];
+  }
+  bins_.swap(moved);
+  exponent_ = e;
+  first_bin_ = first;
+}
+
+// Pass 2 over finite values already inside the grid: bin j = floor(x * 2^-e) (one multiply, a
+// truncation and a fix-up for negatives), and per-exponent sums of m and m^2, kept in 64-bit
+// counters per chunk and then added to the 128-bit totals.
+void Histogram::AddFinite(const float* values, size_t n) {
+  const double inv_width = std::ldexp(1.0, -exponent_);
+  const int64_t first = first_bin_;
+  uint64_t* bins = bins_.data();
+  for (size_t start = 0; start < n; start += kChunk) {
+    const size_t end = std::min(n, start + kChunk);
+    int64_t msum[kExponents + 1] = {};
+    uint64_t msq[kExponents + 1] = {};
+    uint64_t zeros = 0;
+    for (size_t i = start; i < end; ++i) {
+      const float x = values[i];
+      if (!std::isfinite(x)) continue;
+      const double y = static_cast<double>(x) * inv_width;
+      int64_t j = static_cast<int64_t>(y);
+      j -= static_cast<double>(j) > y;
+      ++bins[j - first];
+      zeros += x == 0.0f;
+      uint32_t b;
+      std::memcpy(&b, &x, sizeof b);
+      const uint32_t field = (b >> 23) & 0xff;
+      const uint64_t m = (b & 0x7fffff) | (field ? 0x800000u : 0u);
+      const int64_t neg = -static_cast<int64_t>(b >> 31);
+      msum[field] += (static_cast<int64_t>(m) ^ neg) - neg;
+      msq[field] += m * m;
+    }
+    for (int f = 0; f < kExponents; ++f) {
+      msum_[f] += msum[f];
+      msq_[f] += msq[f];
+    }
+    zero_count_ += zeros;
+  }
+}
+
+void Histogram::Add(const float* values, size_t n) {
+  // Pass 1: min and max (NaN compares false and is skipped), and how many values are not finite.
+  const float kInf = std::numeric_limits<float>::infinity();
+  float mn = kInf, mx = -kInf;
+  size_t bad = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const float x = values[i];
+    mn = x < mn ? x : mn;
+    mx = x > mx ? x : mx;
+    bad += !(std::fabs(x) <= std::numeric_limits<float>::max());
+  }
+  if (bad) {  // rare: count NaN/Inf and redo min/max over the finite values
+    mn = kInf;
+    mx = -kInf;
+    for (size_t i = 0; i < n; ++i) {
+      const float x = values[i];
+      if (std::isnan(x)) {
+        ++nan_count_;
+      } else if (std::isinf(x)) {
+        ++(x > 0 ? pos_inf_count_ : neg_inf_count_);
+      } else {
+        mn = std::min(mn, x);
+        mx = std::max(mx, x);
+      }
+    }
+  }
+  const uint64_t finite = n - bad;
+  if (finite == 0) return;
+  Widen(mn + 0.0f, mx + 0.0f);  // + 0.0f turns -0 into +0, so min/max do not depend on order
+  AddFinite(values, n);
+  count_ += finite;
+}
+
+void Histogram::Merge(const Histogram& other) {
+  if (other.num_bins() != num_bins()) {
+    ThrowInputError("cannot merge histograms of ", num_bins(), " and ", other.num_bins(), " bins");
+  }
+  nan_count_ += other.nan_count_;
+  pos_inf_count_ += other.pos_inf_count_;
+  neg_inf_count_ += other.neg_inf_count_;
+  if (other.count_ == 0) return;
+  Widen(other.min_, other.max_);
+  const int shift = exponent_ - other.exponent_;  // >= 0: the exponent is monotone in the data
+  for (size_t k = 0; k < other.bins_.size(); ++k) {
+    if (other.bins_[k] == 0) continue;
+    const int64_t j = ShiftFloor(other.first_bin_ + static_cast<int64_t>(k), shift);
+    bins_[static_cast<size_t>(j - first_bin_)] += other.bins_[k];
+  }
+  for (int f = 0; f < kExponents; ++f) {
+    msum_[f] += other.msum_[f];
+    msq_[f] += other.msq_[f];
+  }
+  count_ += other.count_;
+  zero_count_ += other.zero_count_;
+}
+
+// sum = sum over E of (sum of sign * m) * 2^(max(E,1) - 150), added in order of E.
+double Histogram::sum() const {
+  double s = 0;
+  for (int f = 0; f < kExponents; ++f) {
+    if (msum_[f] != 0) s += static_cast<double>(msum_[f]) * MomentScale(f);
+  }
+  return s;
+}
+
+// sum_sq = sum over E of (sum of m^2) * 2^(2 (max(E,1) - 150)).
+double Histogram::sum_sq() const {
+  double s = 0;
+  for (int f = 0; f < kExponents; ++f) {
+    if (msq_[f] != 0) s += static_cast<double>(msq_[f]) * MomentScale(f) * MomentScale(f);
+  }
+  return s;
+}
+
+double Histogram::mean() const { return count_ ? sum() / static_cast<double>(count_) : 0.0; }
+
+// std = sqrt(max(0, E[x^2] - E[x]^2)).
+double Histogram::stddev() const {
+  if (count_ == 0) return 0.0;
+  const double m = mean();
+  return std::sqrt(std::max(0.0, sum_sq() / static_cast<double>(count_) - m * m));
+}
+
+bool Histogram::operator==(const Histogram& o) const {
+  if (bins_ != o.bins_ || count_ != o.count_ || zero_count_ != o.zero_count_ || nan_count_ != o.nan_count_ ||
+      pos_inf_count_ != o.pos_inf_count_ || neg_inf_count_ != o.neg_inf_count_) {
+    return false;
+  }
+  if (count_ == 0) return true;
+  if (exponent_ != o.exponent_ || first_bin_ != o.first_bin_ || min_ != o.min_ || max_ != o.max_) return false;
+  for (int f = 0; f < kExponents; ++f) {
+    if (msum_[f] != o.msum_[f] || msq_[f] != o.msq_[f]) return false;
+  }
+  return true;
+}
+
+nlohmann::json Histogram::ToJson() const {
+  nlohmann::json j = {{"num_bins", num_bins()}, {"count", count_}, {"zeros", zero_count_}, {"nan", nan_count_},
+                      {"pos_inf", pos_inf_count_}, {"neg_inf", neg_inf_count_}};
+  if (count_ == 0) return j;
+  j["min"] = min_;
+  j["max"] = max_;
+  j["mean"] = mean();
+  j["std"] = stddev();
+  j["exponent"] = exponent_;
+  j["first_bin"] = first_bin_;
+  size_t used = bins_.size();
+  while (used > 0 && bins_[used - 1] == 0) --used;
+  nlohmann::json counts = nlohmann::json::array();
+  for (size_t k = 0; k < used;) {
+    size_t run = 0;
+    while (k + run < used && bins_[k + run] == 0) ++run;
+    if (run >= 2) {
+      counts.push_back(-static_cast<int64_t>(run));
+      k += run;
+    } else {
+      counts.push_back(bins_[k++]);
+    }
+  }
+  j["counts"] = std::move(counts);
+  nlohmann::json moments = nlohmann::json::array();
+  for (int f = 0; f < kExponents; ++f) {
+    if (msum_[f] != 0 || msq_[f] != 0) moments.push_back({f, ToDecimal(msum_[f]), ToDecimal(msq_[f])});
+  }
+  j["moments"] = std::move(moments);
+  return j;
+}
+
+Histogram Histogram::FromJson(const nlohmann::json& j, const std::string& where) {
+  auto fail = [&](const char* field, const std::string& what) -> void {
+    ThrowInputError(where, ": field '", field, "' ", what);
+  };
+  if (!j.is_object()) ThrowInputError(where, ": expected a JSON object, got ", j.type_name());
+  auto get = [&](const char* field) -> const nlohmann::json& {
+    if (!j.contains(field)) fail(field, "is missing");
+    return j.at(field);
+  };
+  auto get_count = [&](const char* field) {
+    const auto& v = get(field);
+    if (!IsCount(v)) fail(field, "must be a non-negative integer");
+    return v.get<uint64_t>();
+  };
+  auto get_float = [&](const char* field) {
+    const auto& v = get(field);
+    if (!v.is_number()) fail(field, "must be a number");
+    const double d = v.get<double>();
+    if (static_cast<double>(static_cast<float>(d)) != d) fail(field, "must be a float32 value");
+    return static_cast<float>(d);
+  };
+  const uint64_t num_bins = get_count("num_bins");
+  if (num_bins < 2 || num_bins > (1u << 24)) fail("num_bins", "must be in [2, 16777216]");
+  Histogram h(static_cast<int>(num_bins));
+  h.count_ = get_count("count");
+  h.zero_count_ = get_count("zeros");
+  if (h.zero_count_ > h.count_) fail("zeros", "must not exceed 'count'");
+  h.nan_count_ = get_count("nan");
+  h.pos_inf_count_ = get_count("pos_inf");
+  h.neg_inf_count_ = get_count("neg_inf");
+  if (h.count_ == 0) return h;
+
+  h.min_ = get_float("min");
+  h.max_ = get_float("max");
+  if (!(h.min_ <= h.max_)) fail("min", "must not exceed 'max'");
+  const auto& e = get("exponent");
+  if (!e.is_number_integer() ||
+      e.get<int64_t>() != CanonicalExponent(h.min_, h.max_, kMinExponent, h.num_bins())) {
+    fail("exponent", "must be the canonical exponent for min, max and num_bins");
+  }
+  h.exponent_ = e.get<int>();
+  const auto& first = get("first_bin");
+  if (!first.is_number_integer() || first.get<int64_t>() != FloorScaled(h.min_, h.exponent_)) {
+    fail("first_bin", "must be floor(min / 2^exponent)");
+  }
+  h.first_bin_ = first.get<int64_t>();
+  const auto& counts = get("counts");
+  if (!counts.is_array()) fail("counts", "must be an array");
+  size_t k = 0;
+  uint64_t total = 0;
+  for (const auto& c : counts) {
+    if (!c.is_number_integer()) fail("counts", "must hold integers");
+    if (IsCount(c)) {
+      if (k >= h.bins_.size()) fail("counts", "has more entries than num_bins");
+      h.bins_[k++] = c.get<uint64_t>();
+      total += c.get<uint64_t>();
+    } else {
+      const int64_t run = -c.get<int64_t>();
+      if (run < 2 || static_cast<uint64_t>(run) > h.bins_.size() - k) fail("counts", "has a bad zero run");
+      k += static_cast<size_t>(run);
+    }
+  }
+  const size_t last = static_cast<size_t>(FloorScaled(h.max_, h.exponent_) - h.first_bin_);
+  if (total != h.count_ || k != last + 1 || h.bins_[0] == 0 || h.bins_[last] == 0) {
+    fail("counts", "must sum to 'count', with the bins of min and max non-empty and nothing beyond max");
+  }
+  if (h.zero_count_ > 0 && (h.min_ > 0 || h.max_ < 0 || h.bins_[static_cast<size_t>(-h.first_bin_)] < h.zero_count_)) {
+    fail("zeros", "must fit in the bin holding 0");
+  }
+  const auto& moments = get("moments");
+  if (!moments.is_array()) fail("moments", "must be an array");
+  std::vector<bool> seen(kExponents, false);
+  for (const auto& m : moments) {
+    if (!m.is_array() || m.size() != 3 || !IsCount(m[0]) || !m[1].is_string() || !m[2].is_string()) {
+      fail("moments", "must hold [exponent_field, \"sum\", \"sum_sq\"] triples");
+    }
+    const uint64_t f = m[0].get<uint64_t>();
+    if (f >= static_cast<uint64_t>(kExponents) || seen[f]) fail("moments", "has a bad or repeated exponent field");
+    seen[f] = true;
+    if (!FromDecimal(m[1].get<std::string>(), &h.msum_[f]) || !FromDecimal(m[2].get<std::string>(), &h.msq_[f])) {
+      fail("moments", "must hold decimal integer strings");
+    }
+  }
+  return h;
+}
+
+}  // namespace ptq
