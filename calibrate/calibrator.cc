@@ -54,6 +54,14 @@ std::map<std::string, TensorRole> SelectTensors(const Graph& graph, const Calibr
   return selected;
 }
 
+void MergeObservedShape(Shape* shape, const Shape& seen) {
+  if (shape->size() != seen.size()) {
+    if (shape->empty()) *shape = seen;
+    return;
+  }
+  for (size_t i = 0; i < seen.size(); ++i) (*shape)[i] = std::max((*shape)[i], seen[i]);
+}
+
 CalibrationResult CollectStatistics(const Graph& graph, SampleReader& samples, const CalibrationOptions& options,
                                     const std::function<void(int64_t, int64_t)>& progress) {
   CalibrationResult result;
@@ -74,7 +82,7 @@ CalibrationResult CollectStatistics(const Graph& graph, SampleReader& samples, c
     if (it == result.tensors.end() || it->second.role == TensorRole::kWeight) return;
     if (o.value.dtype() != DataType::kFloat) return;
     it->second.histogram.Add(o.value.data<float>(), static_cast<size_t>(o.value.size()));
-    it->second.observed_shape = o.value.shape();
+    MergeObservedShape(&it->second.observed_shape, o.value.shape());
   };
   std::map<std::string, Tensor> batch;
   int64_t n = 0;

@@ -33,7 +33,7 @@ struct CalibrationOptions {
 struct CalibratedTensor {
   TensorRole role = TensorRole::kActivation;
   Histogram histogram;            // activations and softmax outputs (weights: the values of the weight)
-  Shape observed_shape;           // shape seen in the last run (activations)
+  Shape observed_shape;           // the largest shape seen, dimension by dimension (see MergeObservedShape)
   DataType dtype = DataType::kUint8;
   float range_min = 0, range_max = 0;
   int64_t axis = -1;              // weights per channel: the channel axis; -1 per tensor
@@ -50,6 +50,10 @@ struct CalibrationResult {
 // constant weight input as a weight), and with `attention` the Q·Kᵀ and P·V MatMuls' inputs and outputs
 // and the attention Softmax outputs (role kSoftmaxOutput).
 std::map<std::string, TensorRole> SelectTensors(const Graph& graph, const CalibrationOptions& options);
+
+// Folds a newly seen shape into the recorded one: the dimension-wise maximum (same rank), so the
+// record does not depend on batch order or on how samples were split into shards.
+void MergeObservedShape(Shape* shape, const Shape& seen);
 
 // Runs the model over every batch of `samples`, accumulating histograms (memory independent of the
 // number of samples). `progress`, when given, is called after each batch with (samples done, total).

@@ -25,6 +25,55 @@ double MomentScale(int field) { return std::ldexp(1.0, std::max(field, 1) - 150)
 
 constexpr size_t kChunk = 1 << 16;  // sum of m^2 < 2^48 per value fits uint64 for 2^16 values
 
+// GCC/Clang vector extension: 4 float lanes (SSE2, NEON), for the min/max scan.
+typedef float Float4 __attribute__((vector_size(16)));
+typedef int32_t Int4 __attribute__((vector_size(16)));
+
+struct Scan {
+  float min, max;    // over the non-NaN values (+-Inf included)
+  bool all_finite;
+  uint64_t zeros;    // values equal to +-0
+};
+
+// Pass 1, vectorised: NaN compares false so it never becomes min or max, and x * 0 is NaN exactly
+// when x is NaN or +-Inf, so the sum `poison` of x * 0 is NaN iff some value is not finite.
+// Each int32 lane counts at most n / 8 zeros: exact for the calls of at most 2^32 values that Add makes.
+Scan ScanValues(const float* v, size_t n) {
+  const float inf = std::numeric_limits<float>::infinity();
+  Float4 mn0 = {inf, inf, inf, inf}, mn1 = mn0, mx0 = -mn0, mx1 = -mn0, p0 = {0, 0, 0, 0}, p1 = p0;
+  Int4 z0 = {0, 0, 0, 0}, z1 = z0;  // a == 0 is -1 in a true lane
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    Float4 a, b;
+    std::memcpy(&a, v + i, sizeof a);
+    std::memcpy(&b, v + i + 4, sizeof b);
+    mn0 = a < mn0 ? a : mn0;
+    mn1 = b < mn1 ? b : mn1;
+    mx0 = a > mx0 ? a : mx0;
+    mx1 = b > mx1 ? b : mx1;
+    p0 += a * 0.0f;
+    p1 += b * 0.0f;
+    z0 += a == 0.0f;
+    z1 += b == 0.0f;
+  }
+  Scan s{inf, -inf, true, 0};
+  float poison = 0.0f;
+  for (int l = 0; l < 4; ++l) {
+    s.min = std::min({s.min, mn0[l], mn1[l]});
+    s.max = std::max({s.max, mx0[l], mx1[l]});
+    poison += p0[l] + p1[l];
+    s.zeros += static_cast<uint64_t>(-static_cast<int64_t>(z0[l]) - z1[l]);
+  }
+  for (; i < n; ++i) {
+    s.min = v[i] < s.min ? v[i] : s.min;
+    s.max = v[i] > s.max ? v[i] : s.max;
+    poison += v[i] * 0.0f;
+    s.zeros += v[i] == 0.0f;
+  }
+  s.all_finite = poison == poison;
+  return s;
+}
+
 bool IsCount(const nlohmann::json& v) {
   return v.is_number_unsigned() || (v.is_number_integer() && v.get<int64_t>() >= 0);
 }
@@ -105,73 +154,83 @@ void Histogram::Widen(float new_min, float new_max) {
   first_bin_ = first;
 }
 
-// Pass 2 over finite values already inside the grid: bin j = floor(x * 2^-e) (one multiply, a
-// truncation and a fix-up for negatives), and per-exponent sums of m and m^2, kept in 64-bit
-// counters per chunk and then added to the 128-bit totals.
+// Pass 2 over values whose finite ones are inside the grid: bin j = floor(x * 2^-e) (one multiply,
+// a truncation and a fix-up for negatives), and per-exponent sums of m and m^2 kept in 64-bit
+// counters per chunk (two interleaved sets, so equal neighbours do not wait on each other) and
+// then added to the 128-bit totals. kCheck skips non-finite values (only needed when there are any).
+template <bool kCheck>
 void Histogram::AddFinite(const float* values, size_t n) {
+  struct Moment {
+    int64_t sum;
+    uint64_t sum_sq;
+  };
   const double inv_width = std::ldexp(1.0, -exponent_);
-  const int64_t first = first_bin_;
-  uint64_t* bins = bins_.data();
+  uint64_t* bins = bins_.data() - first_bin_;  // bins[j] for absolute bin j
   for (size_t start = 0; start < n; start += kChunk) {
     const size_t end = std::min(n, start + kChunk);
-    int64_t msum[kExponents + 1] = {};
-    uint64_t msq[kExponents + 1] = {};
-    uint64_t zeros = 0;
-    for (size_t i = start; i < end; ++i) {
-      const float x = values[i];
-      if (!std::isfinite(x)) continue;
+    Moment acc[kExponents + 1][2] = {};
+    auto add = [&](float x, int lane) {
+      if (kCheck && !std::isfinite(x)) return;
       const double y = static_cast<double>(x) * inv_width;
       int64_t j = static_cast<int64_t>(y);
       j -= static_cast<double>(j) > y;
-      ++bins[j - first];
-      zeros += x == 0.0f;
+      ++bins[j];
       uint32_t b;
       std::memcpy(&b, &x, sizeof b);
       const uint32_t field = (b >> 23) & 0xff;
       const uint64_t m = (b & 0x7fffff) | (field ? 0x800000u : 0u);
       const int64_t neg = -static_cast<int64_t>(b >> 31);
-      msum[field] += (static_cast<int64_t>(m) ^ neg) - neg;
-      msq[field] += m * m;
+      acc[field][lane].sum += (static_cast<int64_t>(m) ^ neg) - neg;
+      acc[field][lane].sum_sq += m * m;
+    };
+    size_t i = start;
+    for (; i + 2 <= end; i += 2) {
+      add(values[i], 0);
+      add(values[i + 1], 1);
     }
+    if (i < end) add(values[i], 0);
     for (int f = 0; f < kExponents; ++f) {
-      msum_[f] += msum[f];
-      msq_[f] += msq[f];
+      msum_[f] += acc[f][0].sum + acc[f][1].sum;
+      msq_[f] += static_cast<UInt128>(acc[f][0].sum_sq) + acc[f][1].sum_sq;
     }
-    zero_count_ += zeros;
   }
 }
 
 void Histogram::Add(const float* values, size_t n) {
-  // Pass 1: min and max (NaN compares false and is skipped), and how many values are not finite.
-  const float kInf = std::numeric_limits<float>::infinity();
-  float mn = kInf, mx = -kInf;
-  size_t bad = 0;
-  for (size_t i = 0; i < n; ++i) {
-    const float x = values[i];
-    mn = x < mn ? x : mn;
-    mx = x > mx ? x : mx;
-    bad += !(std::fabs(x) <= std::numeric_limits<float>::max());
+  constexpr size_t kMaxCall = size_t{1} << 32;  // keeps ScanValues' int32 lane counters exact
+  if (n > kMaxCall) {
+    for (size_t i = 0; i < n; i += kMaxCall) Add(values + i, std::min(kMaxCall, n - i));
+    return;
   }
-  if (bad) {  // rare: count NaN/Inf and redo min/max over the finite values
-    mn = kInf;
-    mx = -kInf;
+  const Scan scan = ScanValues(values, n);
+  float mn = scan.min, mx = scan.max;
+  uint64_t bad = 0;
+  if (!scan.all_finite) {  // rare: count NaN/Inf and redo min/max over the finite values
+    mn = std::numeric_limits<float>::infinity();
+    mx = -mn;
     for (size_t i = 0; i < n; ++i) {
       const float x = values[i];
       if (std::isnan(x)) {
         ++nan_count_;
+        ++bad;
       } else if (std::isinf(x)) {
         ++(x > 0 ? pos_inf_count_ : neg_inf_count_);
+        ++bad;
       } else {
         mn = std::min(mn, x);
         mx = std::max(mx, x);
       }
     }
   }
-  const uint64_t finite = n - bad;
-  if (finite == 0) return;
+  if (bad == n) return;
   Widen(mn + 0.0f, mx + 0.0f);  // + 0.0f turns -0 into +0, so min/max do not depend on order
-  AddFinite(values, n);
-  count_ += finite;
+  if (bad) {
+    AddFinite<true>(values, n);
+  } else {
+    AddFinite<false>(values, n);
+  }
+  count_ += n - bad;
+  zero_count_ += scan.zeros;
 }
 
 void Histogram::Merge(const Histogram& other) {

@@ -36,7 +36,9 @@ namespace ptq {
 //
 // Exact zeros are counted too (ReLU outputs have many; range methods treat them apart).
 // NaN and +-Inf are counted and otherwise ignored (not in the bins, min, max or moments).
-// Memory is O(num_bins); Add costs two passes over the values with no allocation or division.
+// Memory is O(num_bins) (plus 8 KB of moment counters), never O(values). Add makes two passes:
+// a vectorised min/max scan, then one multiply per value to bin it; no division, no allocation
+// except an O(num_bins) re-bin when the grid changes.
 class Histogram {
  public:
   static constexpr int kDefaultBins = 2048;
@@ -87,6 +89,7 @@ class Histogram {
   static constexpr int kExponents = 255;  // biased exponent fields of finite floats
 
   void Widen(float new_min, float new_max);
+  template <bool kCheck>
   void AddFinite(const float* values, size_t n);
   static int CanonicalExponent(float mn, float mx, int at_least, int num_bins);
 

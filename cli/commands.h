@@ -6,5 +6,7 @@ namespace ptq {
 
 int RunCommand(int argc, char** argv);    // ptq run
 int BenchCommand(int argc, char** argv);  // ptq bench
+int CalibrateCommand(int argc, char** argv);   // ptq calibrate
+int MergeStatsCommand(int argc, char** argv);  // ptq merge-stats
 
 }  // namespace ptq

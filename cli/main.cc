@@ -13,8 +13,10 @@ constexpr const char* kUsage = R"(ptq: offline post-training quantization for ON
 usage: ptq <command> [options]
 
 commands:
-  run      run a model once on a folder of inputs and write its outputs as .npy
-  bench    time a model on a folder of inputs (median and min latency, JSON)
+  run          run a model once on a folder of inputs and write its outputs as .npy
+  bench        time a model on a folder of inputs (median and min latency, JSON)
+  calibrate    run the float model over calibration data and write the calibration table
+  merge-stats  merge the calibration tables of shards into one
 
 options:
   --help     show this help (also: ptq <command> --help)
@@ -31,6 +33,8 @@ struct Command {
 constexpr Command kCommands[] = {
     {"run", ptq::RunCommand},
     {"bench", ptq::BenchCommand},
+    {"calibrate", ptq::CalibrateCommand},
+    {"merge-stats", ptq::MergeStatsCommand},
 };
 
 }  // namespace

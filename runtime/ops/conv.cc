@@ -1,4 +1,4 @@
-// Conv: depthwise convs by a direct loop, 1x1 convs as one GEMM on the input, the rest as im2col + GEMM.
+// Conv: depthwise by a direct loop, 1x1 as one GEMM on the input, the rest as (wide) im2col + GEMM.
 #include "runtime/ops/conv.h"
 
 #include <algorithm>
@@ -9,6 +9,8 @@
 #include "runtime/ops/float_compute.h"
 #include "runtime/ops/im2col.h"
 #include "runtime/ops/row_major_gemm.h"
+#include "runtime/ops/scratch_buffer.h"
+#include "runtime/ops/wide_im2col.h"
 
 namespace ptq {
 namespace {
@@ -28,18 +30,60 @@ bool IsPointwise(const SlidingWindow& w) {
   return true;
 }
 
-// Y = conv(X, W) + B, per image and group: Y_g [M/g, O] = W_g [M/g, C/g * K] * col_g [C/g * K, O].
+// Stride 1, 1 or 2 spatial dims: per image and group, a wide im2col [C/g * K, OH * EW] (wide_im2col.h),
+// one GEMM into wide rows, then the OW valid columns of each row added onto y (which holds the bias).
 template <class T>
-Tensor ConvTyped(const ConvAttributes& attrs, const Tensor& x, const Tensor& w, const Tensor* b) {
-  const ConvGeometry g = ResolveConvGeometry(attrs, x.shape(), w.shape());
+void ConvWide(const ConvGeometry& g, const T* x, const T* w, T* y, ScratchBuffer& scratch) {
+  const int64_t cg = g.in_channels_per_group(), mg = g.out_channels_per_group();
+  const int64_t in_size = Product(g.window.input), out_size = Product(g.window.output);
+  const int64_t depth = cg * Product(g.window.kernel);
+  const int64_t OW = g.window.output.back(), OH = out_size / OW;
+  const WideLayout l = MakeWideLayout(cg, g.window);
+  T* padded = scratch.Get<T>(static_cast<size_t>(l.padded_size + depth * l.cols + mg * l.cols));
+  T* col = padded + l.padded_size;
+  T* wide = col + depth * l.cols;
+  for (int64_t n = 0; n < g.batch; ++n) {
+    for (int64_t grp = 0; grp < g.group; ++grp) {
+      WideIm2Col(x + (n * g.in_channels + grp * cg) * in_size, cg, g.window, l, padded, col);
+      RowMajorGemm<T>(false, false, mg, l.cols, depth, T(1), w + grp * mg * depth, depth, col, l.cols, T(0), wide,
+                      l.cols);
+      T* yg = y + (n * g.out_channels + grp * mg) * out_size;
+      for (int64_t r = 0; r < mg * OH; ++r) {  // wide row r = (m, oh) holds EW columns, y's holds OW
+        const T* src = wide + r * l.padded_w;
+        T* dst = yg + r * OW;
+        for (int64_t ow = 0; ow < OW; ++ow) dst[ow] += src[ow];
+      }
+    }
+  }
+}
+
+// Any window: per image and group, Y_g [M/g, O] (+)= W_g [M/g, C/g * K] * col_g [C/g * K, O], where
+// col_g is X_g itself for a pointwise window and Im2Col(X_g) otherwise. y holds the bias when has_bias.
+template <class T>
+void ConvIm2Col(const ConvGeometry& g, const T* x, const T* w, bool has_bias, T* y, ScratchBuffer& scratch) {
+  const int64_t cg = g.in_channels_per_group(), mg = g.out_channels_per_group();
+  const int64_t in_size = Product(g.window.input), out_size = Product(g.window.output);
+  const int64_t depth = cg * Product(g.window.kernel);
+  const bool pointwise = IsPointwise(g.window);
+  T* col = pointwise ? nullptr : scratch.Get<T>(static_cast<size_t>(depth * out_size));
+  for (int64_t n = 0; n < g.batch; ++n) {
+    for (int64_t grp = 0; grp < g.group; ++grp) {
+      const T* xg = x + (n * g.in_channels + grp * cg) * in_size;
+      if (!pointwise) Im2Col(xg, cg, g.window, col);
+      RowMajorGemm<T>(false, false, mg, out_size, depth, T(1), w + grp * mg * depth, depth, pointwise ? xg : col,
+                      out_size, has_bias ? T(1) : T(0), y + (n * g.out_channels + grp * mg) * out_size, out_size);
+    }
+  }
+}
+
+// Y = conv(X, W) + B: depthwise windows of 1 or 2 dims by the direct loop, other stride-1 windows of
+// 1 or 2 dims by wide im2col, the rest by im2col (skipped for pointwise windows).
+template <class T>
+Tensor ConvTyped(const ConvGeometry& g, const Tensor& x, const Tensor& w, const Tensor* b, ScratchBuffer& scratch) {
   PTQ_ENFORCE(!b || b->size() == g.out_channels, "input 'B' has shape ", ShapeToString(b ? b->shape() : Shape{}),
               "; expected [", g.out_channels, "] (one bias per output channel)");
   Tensor y(x.dtype(), g.output_shape());
-  const int64_t in_size = Product(g.window.input);
-  const int64_t out_size = Product(g.window.output);
-  const int64_t kernel_size = Product(g.window.kernel);
-  const int64_t cg = g.in_channels_per_group();
-  const int64_t mg = g.out_channels_per_group();
+  const int64_t in_size = Product(g.window.input), out_size = Product(g.window.output);
   const T* px = x.data<T>();
   const T* pw = w.data<T>();
   T* py = y.data<T>();
@@ -47,24 +91,14 @@ Tensor ConvTyped(const ConvAttributes& attrs, const Tensor& x, const Tensor& w, 
     const T bias = b ? b->data<T>()[i % g.out_channels] : T(0);
     std::fill(py + i * out_size, py + (i + 1) * out_size, bias);
   }
-  if (g.group > 1 && cg == 1 && g.window.rank() <= 2) {
+  if (g.group > 1 && g.in_channels_per_group() == 1 && g.window.rank() <= 2) {
     for (int64_t n = 0; n < g.batch; ++n) {
       DepthwiseConv(px + n * g.in_channels * in_size, pw, g, py + n * g.out_channels * out_size);
     }
-    return y;
-  }
-  const bool pointwise = IsPointwise(g.window);
-  std::vector<T> col(pointwise ? 0 : static_cast<size_t>(cg * kernel_size * out_size));
-  const T beta = b ? T(1) : T(0);
-  for (int64_t n = 0; n < g.batch; ++n) {
-    for (int64_t grp = 0; grp < g.group; ++grp) {
-      const T* xg = px + (n * g.in_channels + grp * cg) * in_size;
-      if (!pointwise) Im2Col(xg, cg, g.window, col.data());
-      const T* rhs = pointwise ? xg : col.data();
-      T* yg = py + (n * g.out_channels + grp * mg) * out_size;
-      RowMajorGemm<T>(false, false, mg, out_size, cg * kernel_size, T(1), pw + grp * mg * cg * kernel_size,
-                      cg * kernel_size, rhs, out_size, beta, yg, out_size);
-    }
+  } else if (!IsPointwise(g.window) && IsWideIm2ColWindow(g.window)) {
+    ConvWide(g, px, pw, py, scratch);
+  } else {
+    ConvIm2Col(g, px, pw, b != nullptr, py, scratch);
   }
   return y;
 }
@@ -85,13 +119,13 @@ class ConvKernel final : public Kernel {
                 "the same type, got ", DataTypeName(x.dtype()), ", ", DataTypeName(w.dtype()),
                 b ? ", " + DataTypeName(b->dtype()) : std::string());
     switch (x.dtype()) {
-      case DataType::kFloat: ctx.outputs[0] = ConvTyped<float>(attrs_, x, w, b); break;
-      case DataType::kDouble: ctx.outputs[0] = ConvTyped<double>(attrs_, x, w, b); break;
+      case DataType::kFloat: ctx.outputs[0] = ConvTyped<float>(Geometry(x, w), x, w, b, scratch_); break;
+      case DataType::kDouble: ctx.outputs[0] = ConvTyped<double>(Geometry(x, w), x, w, b, scratch_); break;
       case DataType::kFloat16:
       case DataType::kBfloat16: {
         const Tensor w_float = w_widened_.empty_value() ? WidenToFloat(w) : w_widened_;
         const Tensor b_float = b ? WidenToFloat(*b) : Tensor();
-        const Tensor y = ConvTyped<float>(attrs_, WidenToFloat(x), w_float, b ? &b_float : nullptr);
+        const Tensor y = ConvTyped<float>(Geometry(x, w), WidenToFloat(x), w_float, b ? &b_float : nullptr, scratch_);
         ctx.outputs[0] = NarrowFromFloat(y, x.dtype());
         break;
       }
@@ -102,8 +136,21 @@ class ConvKernel final : public Kernel {
   }
 
  private:
+  // The geometry for these shapes, resolved once per distinct pair of shapes.
+  const ConvGeometry& Geometry(const Tensor& x, const Tensor& w) {
+    if (x.shape() != x_shape_ || w.shape() != w_shape_) {
+      geometry_ = ResolveConvGeometry(attrs_, x.shape(), w.shape());
+      x_shape_ = x.shape();
+      w_shape_ = w.shape();
+    }
+    return geometry_;
+  }
+
   ConvAttributes attrs_;
   Tensor w_widened_;  // constant float16/bfloat16 W as float32
+  Shape x_shape_, w_shape_;
+  ConvGeometry geometry_;
+  ScratchBuffer scratch_;  // im2col matrix
 };
 
 }  // namespace

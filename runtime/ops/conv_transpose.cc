@@ -8,6 +8,7 @@
 #include "runtime/ops/float_compute.h"
 #include "runtime/ops/im2col.h"
 #include "runtime/ops/row_major_gemm.h"
+#include "runtime/ops/scratch_buffer.h"
 
 namespace ptq {
 namespace {
@@ -27,7 +28,8 @@ struct TransposeAttributes {
 // Y[n, grp * M/g + m, i * stride - pad_begin + k * dilation] += X[n, grp * C/g + c, i] * W[grp * C/g + c, m, k],
 // Y starting at B. Per image and group: col [M/g * K, I] = W_g^T * X_g, W_g stored [C/g, M/g * K].
 template <class T>
-Tensor ConvTransposeTyped(const TransposeAttributes& attrs, const Tensor& x, const Tensor& w, const Tensor* b) {
+Tensor ConvTransposeTyped(const TransposeAttributes& attrs, const Tensor& x, const Tensor& w, const Tensor* b,
+                          ScratchBuffer& scratch) {
   const Shape& xs = x.shape();
   const Shape& ws = w.shape();
   PTQ_ENFORCE(xs.size() >= 3, "input 'X' has shape ", ShapeToString(xs),
@@ -58,14 +60,14 @@ Tensor ConvTransposeTyped(const TransposeAttributes& attrs, const Tensor& x, con
     const T bias = b ? b->data<T>()[i % out_channels] : T(0);
     std::fill(py + i * out_size, py + (i + 1) * out_size, bias);
   }
-  std::vector<T> col(static_cast<size_t>(mg * kernel_size * in_size));
+  T* col = scratch.Get<T>(static_cast<size_t>(mg * kernel_size * in_size));
   for (int64_t n = 0; n < batch; ++n) {
     for (int64_t grp = 0; grp < group; ++grp) {
       const T* xg = px + (n * channels + grp * cg) * in_size;
       const T* wg = pw + grp * cg * mg * kernel_size;
-      RowMajorGemm<T>(true, false, mg * kernel_size, in_size, cg, T(1), wg, mg * kernel_size, xg, in_size, T(0),
-                      col.data(), in_size);
-      Col2ImAdd(col.data(), mg, win, py + (n * out_channels + grp * mg) * out_size);
+      RowMajorGemm<T>(true, false, mg * kernel_size, in_size, cg, T(1), wg, mg * kernel_size, xg, in_size, T(0), col,
+                      in_size);
+      Col2ImAdd(col, mg, win, py + (n * out_channels + grp * mg) * out_size);
     }
   }
   return y;
@@ -89,13 +91,13 @@ class ConvTransposeKernel final : public Kernel {
                 "the same type, got ", DataTypeName(x.dtype()), ", ", DataTypeName(w.dtype()),
                 b ? ", " + DataTypeName(b->dtype()) : std::string());
     switch (x.dtype()) {
-      case DataType::kFloat: ctx.outputs[0] = ConvTransposeTyped<float>(attrs_, x, w, b); break;
-      case DataType::kDouble: ctx.outputs[0] = ConvTransposeTyped<double>(attrs_, x, w, b); break;
+      case DataType::kFloat: ctx.outputs[0] = ConvTransposeTyped<float>(attrs_, x, w, b, scratch_); break;
+      case DataType::kDouble: ctx.outputs[0] = ConvTransposeTyped<double>(attrs_, x, w, b, scratch_); break;
       case DataType::kFloat16:
       case DataType::kBfloat16: {
         const Tensor w_float = w_widened_.empty_value() ? WidenToFloat(w) : w_widened_;
         const Tensor b_float = b ? WidenToFloat(*b) : Tensor();
-        const Tensor y = ConvTransposeTyped<float>(attrs_, WidenToFloat(x), w_float, b ? &b_float : nullptr);
+        const Tensor y = ConvTransposeTyped<float>(attrs_, WidenToFloat(x), w_float, b ? &b_float : nullptr, scratch_);
         ctx.outputs[0] = NarrowFromFloat(y, x.dtype());
         break;
       }
@@ -107,7 +109,8 @@ class ConvTransposeKernel final : public Kernel {
 
  private:
   TransposeAttributes attrs_;
-  Tensor w_widened_;  // constant float16/bfloat16 W as float32
+  Tensor w_widened_;       // constant float16/bfloat16 W as float32
+  ScratchBuffer scratch_;  // W_g^T * X_g before col2im
 };
 
 }  // namespace

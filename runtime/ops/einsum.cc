@@ -82,7 +82,7 @@ Operand<T> SumOut(const Operand<T>& op, const LabelSet& drop) {
   }
   if (labels.size() == op.labels.size()) return op;
   Operand<T> out = NewOperand<T>(labels, sizes);
-  T* dst = const_cast<T*>(out.data);
+  T* dst = out.storage.template data<T>();
   std::vector<int64_t> dst_strides(op.labels.size(), 0);
   for (size_t a = 0; a < op.labels.size(); ++a) {
     const int axis = out.Axis(op.labels[a]);
@@ -141,7 +141,7 @@ Operand<T> Arranged(const Operand<T>& op, const std::vector<int>& order) {
     strides.push_back(op.strides[a]);
   }
   Operand<T> out = NewOperand<T>(order, sizes);
-  CopyStrided(op.data, 0, strides, sizes, sizeof(T), const_cast<T*>(out.data));
+  CopyStrided(op.data, 0, strides, sizes, sizeof(T), out.storage.template data<T>());
   return out;
 }
 
@@ -163,10 +163,12 @@ int64_t GroupSize(const Operand<T>& op, const std::vector<int>& labels) {
 template <class T>
 Operand<T> Contract(const Operand<T>& a_in, const Operand<T>& b_in, const LabelSet& kept) {
   LabelSet drop_a, drop_b;
-  for (int l : a_in.labels)
+  for (int l : a_in.labels) {
     if (!kept.count(l) && !Contains(b_in.labels, l)) drop_a.insert(l);
-  for (int l : b_in.labels)
+  }
+  for (int l : b_in.labels) {
     if (!kept.count(l) && !Contains(a_in.labels, l)) drop_b.insert(l);
+  }
   const Operand<T> a = SumOut(a_in, drop_a);
   const Operand<T> b = SumOut(b_in, drop_b);
   std::vector<int> batch, m, k, n;
@@ -174,8 +176,9 @@ Operand<T> Contract(const Operand<T>& a_in, const Operand<T>& b_in, const LabelS
     const bool in_b = Contains(b.labels, l);
     (in_b ? (kept.count(l) ? batch : k) : m).push_back(l);
   }
-  for (int l : b.labels)
+  for (int l : b.labels) {
     if (!Contains(a.labels, l)) n.push_back(l);
+  }
 
   const bool trans_a =
       !IsContiguousIn(a, Concat(Concat(batch, m), k)) && IsContiguousIn(a, Concat(Concat(batch, k), m));
@@ -191,7 +194,7 @@ Operand<T> Contract(const Operand<T>& a_in, const Operand<T>& b_in, const LabelS
     sizes.push_back(owner.sizes[static_cast<size_t>(owner.Axis(l))]);
   }
   Operand<T> c = NewOperand<T>(labels, sizes);
-  T* pc = const_cast<T*>(c.data);
+  T* pc = c.storage.template data<T>();
   for (int64_t i = 0; i < batches; ++i) {
     RowMajorGemm<T>(trans_a, trans_b, M, N, K, T(1), am.data + i * M * K, trans_a ? M : K, bm.data + i * K * N,
                     trans_b ? K : N, T(0), pc + i * M * N, N);
@@ -215,8 +218,9 @@ Tensor EinsumTyped(const EinsumEquation& eq, const std::vector<Tensor>& inputs) 
     acc = Contract(acc, ViewInput<T>(inputs[i], eq.inputs[i], eq), kept_after[i]);
   }
   LabelSet drop;
-  for (int l : acc.labels)
+  for (int l : acc.labels) {
     if (!Contains(eq.output, l)) drop.insert(l);
+  }
   acc = SumOut(acc, drop);
 
   // Output axes; a label dropped as a broadcast size-1 axis everywhere has size 1.

@@ -36,8 +36,9 @@ std::vector<int> Expand(const Term& t, int64_t ellipsis_rank, int64_t max_rank) 
   std::vector<int> labels;
   for (size_t i = 0; i <= t.letters.size(); ++i) {
     if (static_cast<int>(i) == t.ellipsis_at) {
-      for (int64_t j = max_rank - ellipsis_rank; j < max_rank; ++j)
+      for (int64_t j = max_rank - ellipsis_rank; j < max_rank; ++j) {
         labels.push_back(kEllipsisLabel + static_cast<int>(j));
+      }
     }
     if (i < t.letters.size()) labels.push_back(t.letters[i]);
   }

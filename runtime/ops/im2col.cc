@@ -21,11 +21,14 @@ void ValidRange(int64_t count, int64_t stride, int64_t offset, int64_t size, int
   begin = std::min(begin, end);
 }
 
-// Walks the rows of a window unfolding: for each channel c, each kernel position k and each
-// position p of the "walked" grid except its last axis (odometer), calls
-// row(c, kidx, walked_base_offset, other_base_offset_or_-1, k_last_offset).
-// `walked` are the sizes iterated (conv: output; transposed: input), `other` the sizes addressed.
-// Positions map as other = walked * stride - pad_begin + k * dilation.
+// Walks an unfolding run by run. `walked` is the grid iterated (conv: the output; transposed: the
+// input), `other` the grid addressed, with other = walked * stride - pad_begin + k * dilation per axis.
+// For each channel c, kernel position k (row-major index kidx) and position of the walked grid
+// except its last axis, calls fn(row, walked_offset, other_offset, last_offset): row = c * K + kidx;
+// walked_offset = the run's first element in the walked grid; other_offset = the start of the
+// addressed row (c, q_0 .. q_{n-2}, 0) in [channels, other...], or -1 when some q falls outside;
+// last_offset = k_last * dilation - pad_begin, so that walked index i of the last axis addresses
+// i * stride + last_offset.
 template <class Fn>
 void ForEachWindowRow(int64_t channels, const SlidingWindow& w, const std::vector<int64_t>& walked,
                       const std::vector<int64_t>& other, const Fn& fn) {
@@ -66,10 +69,54 @@ void ForEachWindowRow(int64_t channels, const SlidingWindow& w, const std::vecto
   }
 }
 
+// The 2-D layout of a 1-D or 2-D window (1-D as height 1).
+struct Window2D {
+  int64_t H, W, OH, OW, KH, KW, sh, sw, dh, dw, ph, pw;
+};
+
+Window2D As2D(const SlidingWindow& w) {
+  const bool one_d = w.rank() == 1;
+  return {one_d ? 1 : w.input[0],     w.input.back(),     one_d ? 1 : w.output[0],     w.output.back(),
+          one_d ? 1 : w.kernel[0],    w.kernel.back(),    one_d ? 1 : w.strides[0],    w.strides.back(),
+          one_d ? 1 : w.dilations[0], w.dilations.back(), one_d ? 0 : w.pads_begin[0], w.pads_begin.back()};
+}
+
+// Im2Col for 1 or 2 spatial dims with plain loops: per row (c, kh, kw) and output row oh, the
+// outputs [begin[kw], end[kw]) read the input and the rest are 0.
+template <class T>
+void Im2Col2D(const T* x, int64_t channels, const Window2D& g, T* col) {
+  std::vector<int64_t> begin(static_cast<size_t>(g.KW)), end(static_cast<size_t>(g.KW));
+  for (int64_t kw = 0; kw < g.KW; ++kw) ValidRange(g.OW, g.sw, kw * g.dw - g.pw, g.W, begin[kw], end[kw]);
+  T* dst = col;
+  for (int64_t c = 0; c < channels; ++c) {
+    for (int64_t kh = 0; kh < g.KH; ++kh) {
+      for (int64_t kw = 0; kw < g.KW; ++kw) {
+        const int64_t off = kw * g.dw - g.pw, b = begin[kw], e = end[kw];
+        for (int64_t oh = 0; oh < g.OH; ++oh, dst += g.OW) {
+          const int64_t ih = oh * g.sh - g.ph + kh * g.dh;
+          if (ih < 0 || ih >= g.H) {
+            for (int64_t ow = 0; ow < g.OW; ++ow) dst[ow] = T(0);
+            continue;
+          }
+          const T* row = x + (c * g.H + ih) * g.W;  // row[ow * sw + off] for ow in [b, e)
+          for (int64_t ow = 0; ow < b; ++ow) dst[ow] = T(0);
+          if (g.sw == 1) {
+            for (int64_t ow = b; ow < e; ++ow) dst[ow] = row[ow + off];
+          } else {
+            for (int64_t ow = b; ow < e; ++ow) dst[ow] = row[ow * g.sw + off];
+          }
+          for (int64_t ow = e; ow < g.OW; ++ow) dst[ow] = T(0);
+        }
+      }
+    }
+  }
+}
+
 }  // namespace
 
 template <class T>
 void Im2Col(const T* x, int64_t channels, const SlidingWindow& w, T* col) {
+  if (w.rank() <= 2) return Im2Col2D(x, channels, As2D(w), col);
   const size_t n = w.rank();
   const int64_t out_size = Product(w.output);
   const int64_t out_last = w.output[n - 1];

@@ -1,4 +1,4 @@
-// MaxPool: one 3-D loop nest over each (n, c) plane with per-axis tap ranges.
+// MaxPool: the maximum over each window of a padded plane, in blocks of outputs held in registers.
 #include "runtime/ops/max_pool.h"
 
 #include <algorithm>
@@ -6,46 +6,13 @@
 
 #include "runtime/ops/float_compute.h"
 #include "runtime/ops/pool_window.h"
+#include "runtime/ops/scratch_buffer.h"
 
 namespace ptq {
 namespace {
 
-// y[o] = max over the taps t of x[t], row by row: each tap row of the input is folded into the
-// output row with one pass per kernel column (branch-free, vectorisable when stride is 1).
-template <class T>
-void MaxPoolPlane(const T* x, const PoolPlan& p, T* y) {
-  const PoolAxis& ad = p.axes[0];
-  const PoolAxis& ah = p.axes[1];
-  const PoolAxis& aw = p.axes[2];
-  const int64_t H = ah.in, W = aw.in, OW = aw.out, sw = aw.stride;
-  for (int64_t od = 0; od < ad.out; ++od) {
-    for (int64_t oh = 0; oh < ah.out; ++oh) {
-      T* yrow = y + (od * ah.out + oh) * OW;
-      std::fill(yrow, yrow + OW, std::numeric_limits<T>::lowest());
-      for (int64_t kd = ad.k_begin[od]; kd < ad.k_end[od]; ++kd) {
-        const int64_t id = ad.start[od] + kd * ad.dilation;
-        for (int64_t kh = ah.k_begin[oh]; kh < ah.k_end[oh]; ++kh) {
-          const T* xrow = x + (id * H + ah.start[oh] + kh * ah.dilation) * W;
-          for (int64_t kw = 0; kw < aw.kernel; ++kw) {
-            const int64_t off = kw * aw.dilation - aw.pad_begin;  // reads xrow[ow * sw + off]
-            if (sw == 1) {
-              for (int64_t ow = aw.o_begin[kw]; ow < aw.o_end[kw]; ++ow) {
-                yrow[ow] = xrow[ow + off] > yrow[ow] ? xrow[ow + off] : yrow[ow];
-              }
-            } else {
-              for (int64_t ow = aw.o_begin[kw]; ow < aw.o_end[kw]; ++ow) {
-                yrow[ow] = xrow[ow * sw + off] > yrow[ow] ? xrow[ow * sw + off] : yrow[ow];
-              }
-            }
-          }
-        }
-      }
-    }
-  }
-}
-
-// MaxPoolPlane that also records where each maximum is: index[o] = plane_base + the flat spatial
-// index of the maximum (row-major, or column-major when column_major); -1 for an empty window.
+// The maxima and where they are: index[o] = plane_base + the flat spatial index in x of the maximum
+// (row-major, or column-major when column_major); -1 for a window with no tap inside x.
 template <class T>
 void MaxPoolPlaneWithIndices(const T* x, const PoolPlan& p, int64_t plane_base, bool column_major, T* y,
                              int64_t* index) {
@@ -85,27 +52,6 @@ void MaxPoolPlaneWithIndices(const T* x, const PoolPlan& p, int64_t plane_base, 
   }
 }
 
-template <class T>
-void MaxPoolTyped(const ConvAttributes& attrs, bool column_major, const Tensor& x, Tensor& y, Tensor* indices) {
-  const SlidingWindow w = ResolvePoolWindow(attrs, x.shape());
-  const PoolPlan plan = MakePoolPlan(w);
-  Shape ys{x.dim(0), x.dim(1)};
-  ys.insert(ys.end(), w.output.begin(), w.output.end());
-  y = Tensor(x.dtype(), ys);
-  if (indices) *indices = Tensor(DataType::kInt64, ys);
-  const int64_t planes = x.dim(0) * x.dim(1);
-  for (int64_t i = 0; i < planes; ++i) {
-    const T* px = x.data<T>() + i * plan.in_size;
-    T* py = y.data<T>() + i * plan.out_size;
-    if (indices) {
-      MaxPoolPlaneWithIndices(px, plan, i * plan.in_size, column_major, py,
-                              indices->data<int64_t>() + i * plan.out_size);
-    } else {
-      MaxPoolPlane(px, plan, py);
-    }
-  }
-}
-
 class MaxPoolKernel final : public Kernel {
  public:
   explicit MaxPoolKernel(const KernelInit& init)
@@ -119,14 +65,14 @@ class MaxPoolKernel final : public Kernel {
     Tensor* indices = ctx.outputs.size() > 1 ? &ctx.outputs[1] : nullptr;
     Tensor& y = ctx.outputs[0];
     switch (x.dtype()) {
-      case DataType::kFloat: MaxPoolTyped<float>(attrs_, column_major_, x, y, indices); break;
-      case DataType::kDouble: MaxPoolTyped<double>(attrs_, column_major_, x, y, indices); break;
-      case DataType::kInt8: MaxPoolTyped<int8_t>(attrs_, column_major_, x, y, indices); break;
-      case DataType::kUint8: MaxPoolTyped<uint8_t>(attrs_, column_major_, x, y, indices); break;
+      case DataType::kFloat: Pool<float>(x, y, indices); break;
+      case DataType::kDouble: Pool<double>(x, y, indices); break;
+      case DataType::kInt8: Pool<int8_t>(x, y, indices); break;
+      case DataType::kUint8: Pool<uint8_t>(x, y, indices); break;
       case DataType::kFloat16:
       case DataType::kBfloat16: {
         Tensor y_float;
-        MaxPoolTyped<float>(attrs_, column_major_, WidenToFloat(x), y_float, indices);
+        Pool<float>(WidenToFloat(x), y_float, indices);
         y = NarrowFromFloat(y_float, x.dtype());
         break;
       }
@@ -137,8 +83,40 @@ class MaxPoolKernel final : public Kernel {
   }
 
  private:
+  template <class T>
+  void Pool(const Tensor& x, Tensor& y, Tensor* indices) {
+    if (x.shape() != x_shape_) {  // resolve the window once per input shape
+      const SlidingWindow w = ResolvePoolWindow(attrs_, x.shape());
+      plan_ = MakePoolPlan(w);
+      y_shape_ = {x.dim(0), x.dim(1)};
+      y_shape_.insert(y_shape_.end(), w.output.begin(), w.output.end());
+      x_shape_ = x.shape();
+    }
+    y = Tensor(x.dtype(), y_shape_);
+    if (indices) *indices = Tensor(DataType::kInt64, y_shape_);
+    T* padded = plan_.padded ? scratch_.Get<T>(static_cast<size_t>(plan_.plane_size)) : nullptr;
+    const int64_t planes = x.dim(0) * x.dim(1);
+    for (int64_t i = 0; i < planes; ++i) {
+      const T* px = x.data<T>() + i * plan_.in_size;
+      T* py = y.data<T>() + i * plan_.out_size;
+      if (indices) {
+        MaxPoolPlaneWithIndices(px, plan_, i * plan_.in_size, column_major_, py,
+                                indices->data<int64_t>() + i * plan_.out_size);
+      } else {
+        // y[o] = max over the window's taps (padding holds the lowest value, so it never wins)
+        const T lowest = std::numeric_limits<T>::lowest();
+        PoolPlane(
+            PoolSource(px, plan_, lowest, padded), plan_, lowest, [](const auto& a, const auto& b) { return a.max(b); },
+            py);
+      }
+    }
+  }
+
   ConvAttributes attrs_;
   bool column_major_;
+  Shape x_shape_, y_shape_;
+  PoolPlan plan_;
+  ScratchBuffer scratch_;  // one padded plane
 };
 
 }  // namespace

@@ -27,8 +27,6 @@ PoolPlan MakePoolPlan(const SlidingWindow& w) {
       axis.k_begin = {0};
       axis.k_end = {1};
       axis.padded_count = {1};
-      axis.o_begin = {0};
-      axis.o_end = {1};
       continue;
     }
     const size_t a = i + n - 3;
@@ -38,17 +36,12 @@ PoolPlan MakePoolPlan(const SlidingWindow& w) {
     axis.stride = w.strides[a];
     axis.dilation = w.dilations[a];
     axis.pad_begin = w.pads_begin[a];
-    for (int64_t k = 0; k < axis.kernel; ++k) {
-      int64_t begin, end;
-      TapRange(k * axis.dilation - axis.pad_begin, axis.out, axis.stride, 0, axis.in, begin, end);
-      axis.o_begin.push_back(begin);
-      axis.o_end.push_back(end);
-    }
+    axis.extent = (axis.out - 1) * axis.stride + (axis.kernel - 1) * axis.dilation + 1;
     for (int64_t o = 0; o < axis.out; ++o) {
-      const int64_t start = o * w.strides[a] - w.pads_begin[a];
+      const int64_t start = o * axis.stride - axis.pad_begin;
       int64_t begin, end, padded_begin, padded_end;
-      TapRange(start, w.kernel[a], axis.dilation, 0, axis.in, begin, end);
-      TapRange(start, w.kernel[a], axis.dilation, -w.pads_begin[a], axis.in + w.pads_end[a], padded_begin, padded_end);
+      TapRange(start, axis.kernel, axis.dilation, 0, axis.in, begin, end);
+      TapRange(start, axis.kernel, axis.dilation, -axis.pad_begin, axis.in + w.pads_end[a], padded_begin, padded_end);
       axis.start.push_back(start);
       axis.k_begin.push_back(begin);
       axis.k_end.push_back(end);
@@ -56,6 +49,18 @@ PoolPlan MakePoolPlan(const SlidingWindow& w) {
     }
     plan.in_size *= axis.in;
     plan.out_size *= axis.out;
+    if (axis.pad_begin > 0 || axis.extent > axis.in) plan.padded = true;
+  }
+  plan.plane_h = plan.padded ? plan.axes[1].extent : plan.axes[1].in;
+  plan.plane_w = plan.padded ? plan.axes[2].extent : plan.axes[2].in;
+  plan.plane_size = plan.padded ? plan.axes[0].extent * plan.plane_h * plan.plane_w : plan.in_size;
+  for (int64_t kd = 0; kd < plan.axes[0].kernel; ++kd) {
+    for (int64_t kh = 0; kh < plan.axes[1].kernel; ++kh) {
+      for (int64_t kw = 0; kw < plan.axes[2].kernel; ++kw) {
+        plan.taps.push_back((kd * plan.axes[0].dilation * plan.plane_h + kh * plan.axes[1].dilation) * plan.plane_w +
+                            kw * plan.axes[2].dilation);
+      }
+    }
   }
   return plan;
 }

@@ -143,6 +143,11 @@ TEST(Histogram, ExtremeRangesDoNotOverflow) {
   Histogram once;
   once.Add(v, 4);
   ExpectIdentical(h, once);
+  Histogram tiny, huge;  // shards whose grids are more than 63 doublings apart
+  tiny.Add(v, 1);
+  huge.Add(v + 1, 3);
+  tiny.Merge(huge);
+  ExpectIdentical(tiny, once);
   Histogram constant;
   const std::vector<float> c(100, 0.5f);
   constant.Add(c);

@@ -146,6 +146,10 @@ TEST(NpzReader, DeclaredSizeMustMatchWhatInflates) {
   EXPECT_NE(err.find(":images: entry inflates to more than the"), std::string::npos) << err;
   err = ErrorOf(larger);
   EXPECT_NE(err.find(":images: entry inflates to"), std::string::npos) << err;
+  std::string huge = bytes;  // 1 GiB from a few hundred bytes: refused before allocating
+  PutLe(&huge, c + 24, uint64_t{1} << 30, 4);
+  err = ErrorOf(huge);
+  EXPECT_NE(err.find(":images: entry declares 1073741824 uncompressed bytes from"), std::string::npos) << err;
 }
 
 TEST(NpzReader, NotAZipArchive) {

@@ -9,44 +9,18 @@
 
 #include "runtime/npy.h"
 #include "runtime/tensor_proto.h"
+#include "tests/cli/cli_test_util.h"
 #include "tests/conformance/tensor_compare.h"
 
 namespace ptq {
 namespace {
 
 namespace fs = std::filesystem;
+using testing::RunPtq;
+using testing::CommandResult;
+using testing::TempDir;
 
 const char* kNodeData = "/usr/share/libonnx-testdata/data/node";
-
-struct CommandResult {
-  int exit_code;
-  std::string output;  // stdout and stderr
-};
-
-CommandResult RunPtq(const std::string& args) {
-  const fs::path log = fs::temp_directory_path() / ("ptq_cli_test_" + std::to_string(::getpid()) + ".log");
-  const std::string cmd = std::string(PTQ_BINARY) + " " + args + " >" + log.string() + " 2>&1";
-  const int status = std::system(cmd.c_str());
-  std::ifstream in(log);
-  std::string out((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  fs::remove(log);
-  return {WIFEXITED(status) ? WEXITSTATUS(status) : -1, out};
-}
-
-class TempDir {
- public:
-  TempDir() {
-    path_ = fs::temp_directory_path() / ("ptq_test_" + std::to_string(::getpid()) + "_" + std::to_string(counter_++));
-    fs::remove_all(path_);
-    fs::create_directories(path_);
-  }
-  ~TempDir() { fs::remove_all(path_); }
-  const fs::path& path() const { return path_; }
-
- private:
-  static inline int counter_ = 0;
-  fs::path path_;
-};
 
 class QuantNodeTestThroughCli : public ::testing::TestWithParam<const char*> {};
 

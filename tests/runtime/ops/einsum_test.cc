@@ -5,6 +5,10 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <map>
+#include <random>
+
 #include "tests/runtime/ops/nn_test_util.h"
 
 namespace ptq {
@@ -153,6 +157,73 @@ TEST(EinsumTest, DoubleAndInt64) {
   EXPECT_EQ(testing::ToVector<double>(RunEinsum("ij->j", {a})), (std::vector<double>{4, 6}));
   const Tensor b = Tensor::FromVector<int64_t>({2, 2}, {1, 2, 3, 4});
   EXPECT_EQ(testing::ToVector<int64_t>(RunEinsum("ij,jk->ik", {b, b})), (std::vector<int64_t>{7, 10, 15, 22}));
+}
+
+// out[output labels] = sum over every assignment of the other labels of the product of the inputs.
+std::vector<double> ReferenceEinsum(const std::vector<std::string>& terms, const std::string& output,
+                                    const std::map<char, int64_t>& sizes, const std::vector<Tensor>& inputs) {
+  std::vector<char> labels;  // every label of the inputs, once
+  for (const std::string& t : terms) {
+    for (char c : t) {
+      if (std::find(labels.begin(), labels.end(), c) == labels.end()) labels.push_back(c);
+    }
+  }
+  int64_t out_size = 1;
+  for (char c : output) out_size *= sizes.at(c);
+  std::vector<double> out(static_cast<size_t>(out_size), 0.0);
+  std::map<char, int64_t> value;
+  for (char c : labels) value[c] = 0;
+  for (;;) {
+    double product = 1.0;
+    for (size_t t = 0; t < terms.size(); ++t) {
+      int64_t flat = 0;
+      for (char c : terms[t]) flat = flat * sizes.at(c) + value[c];
+      product *= inputs[t].data<float>()[flat];
+    }
+    int64_t flat = 0;
+    for (char c : output) flat = flat * sizes.at(c) + value[c];
+    out[static_cast<size_t>(flat)] += product;
+    size_t d = labels.size();
+    while (d-- > 0) {
+      if (++value[labels[d]] < sizes.at(labels[d])) break;
+      value[labels[d]] = 0;
+    }
+    if (d == static_cast<size_t>(-1)) return out;
+  }
+}
+
+TEST(EinsumTest, RandomEquationsMatchTheSumOfProductsReference) {
+  std::mt19937 rng(5);
+  const auto pick = [&rng](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  for (int trial = 0; trial < 300; ++trial) {
+    std::map<char, int64_t> sizes;
+    for (char c : std::string("abcde")) sizes[c] = pick(1, 3);
+    std::vector<std::string> terms(static_cast<size_t>(pick(1, 3)));
+    std::string used;
+    for (std::string& t : terms) {
+      for (int i = pick(0, 3); i > 0; --i) t.push_back(static_cast<char>('a' + pick(0, 4)));
+      used += t;
+    }
+    std::string output;
+    for (char c : std::string("edcba")) {
+      if (used.find(c) != std::string::npos && pick(0, 1) == 1) output.push_back(c);
+    }
+    std::shuffle(output.begin(), output.end(), rng);
+    std::string equation;
+    std::vector<Tensor> inputs;
+    Shape out_shape;
+    for (char c : output) out_shape.push_back(sizes[c]);
+    for (size_t t = 0; t < terms.size(); ++t) {
+      equation += (t ? "," : "") + terms[t];
+      Shape shape;
+      for (char c : terms[t]) shape.push_back(sizes[c]);
+      inputs.push_back(PatternTensor(shape, static_cast<int>(t) + trial));
+    }
+    equation += "->" + output;
+    SCOPED_TRACE(equation);
+    const std::vector<double> expected = ReferenceEinsum(terms, output, sizes, inputs);
+    ExpectValues(RunEinsum(equation, inputs), out_shape, std::vector<float>(expected.begin(), expected.end()));
+  }
 }
 
 TEST(EinsumTest, BadEquationsAreInputErrors) {

@@ -1,0 +1,65 @@
+// Config file loading and --set overrides.
+#include "cli/config_file.h"
+
+#include <filesystem>
+
+#include "runtime/error.h"
+#include "runtime/file_util.h"
+#include "runtime/json_fields.h"
+
+namespace ptq {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+void ApplySet(nlohmann::json& j, const std::string& assignment) {
+  const size_t eq = assignment.find('=');
+  if (eq == std::string::npos || eq == 0) ThrowUsageError("--set expects key.path=value, got '", assignment, "'");
+  const std::string path = assignment.substr(0, eq);
+  const std::string text = assignment.substr(eq + 1);
+  nlohmann::json value = nlohmann::json::parse(text, nullptr, false);
+  if (value.is_discarded()) value = text;
+  nlohmann::json* node = &j;
+  size_t start = 0;
+  while (true) {
+    const size_t dot = path.find('.', start);
+    const std::string key = path.substr(start, dot == std::string::npos ? std::string::npos : dot - start);
+    if (key.empty()) ThrowUsageError("--set: empty key in '", path, "'");
+    if (!node->is_object()) ThrowUsageError("--set: '", path.substr(0, start - 1), "' is not an object");
+    if (dot == std::string::npos) {
+      (*node)[key] = value;
+      return;
+    }
+    node = &(*node)[key];
+    if (node->is_null()) *node = nlohmann::json::object();
+    start = dot + 1;
+  }
+}
+
+}  // namespace
+
+ConfigFile LoadConfig(const std::string& path, const std::vector<std::string>& sets) {
+  ConfigFile c;
+  const std::string text = ReadFileToString(path, 16 << 20);
+  try {
+    c.json = nlohmann::json::parse(text, nullptr, true, /*ignore_comments=*/false);
+  } catch (const nlohmann::json::parse_error& e) {
+    ThrowUsageError(path, ": not valid JSON: ", e.what());
+  }
+  for (const std::string& s : sets) ApplySet(c.json, s);
+  JsonSection top(c.json, "", {"model", "output", "calibration", "quantization", "validation"});
+  c.dir = fs::path(path).parent_path().string();
+  if (c.dir.empty()) c.dir = ".";
+  auto resolve = [&](const std::string& p) {
+    return fs::path(p).is_absolute() ? p : (fs::path(c.dir) / p).lexically_normal().string();
+  };
+  if (!top.Has("model")) ThrowUsageError(path, ": the config needs a 'model' key (the float ONNX model to quantize)");
+  c.model = resolve(top.GetString("model", ""));
+  const std::string out = top.GetString("output", "");
+  c.output = out.empty() ? (fs::path(c.model).parent_path() / (fs::path(c.model).stem().string() + ".int8.onnx")).string()
+                         : resolve(out);
+  return c;
+}
+
+}  // namespace ptq

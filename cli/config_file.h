@@ -1,0 +1,22 @@
+// Loads the JSON config: top-level keys checked, --set key.path=value overrides applied.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace ptq {
+
+struct ConfigFile {
+  nlohmann::json json;
+  std::string dir;         // the config's folder: relative paths are resolved against it
+  std::string model;       // resolved `model` path
+  std::string output;      // resolved `output` path (default: <model stem>.int8.onnx beside the model)
+};
+
+// Reads and parses the config (usage errors name the file, the line and the key), applies each
+// "key.path=value" of `sets` (value parsed as JSON, else taken as a string), and checks the top-level keys.
+ConfigFile LoadConfig(const std::string& path, const std::vector<std::string>& sets);
+
+}  // namespace ptq

@@ -1,0 +1,108 @@
+// Tests of `ptq calibrate` and `ptq merge-stats` on the digits ViT fixture: shards merge into exactly
+// the table of one run, config errors name the key, and failures write nothing.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include <nlohmann/json.hpp>
+
+#include "tests/cli/cli_test_util.h"
+
+namespace ptq {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::ReadText;
+using testing::RunPtq;
+using testing::TempDir;
+
+// Writes a config for the ViT fixture into dir, with `calibration` extended by `extra`.
+fs::path WriteConfig(const fs::path& dir, const nlohmann::json& extra = nlohmann::json::object()) {
+  const std::string data = std::string(PTQ_SOURCE_DIR) + "/tests/data/digits_vit/";
+  nlohmann::json c = {{"model", data + "digits_vit_opset13.onnx"},
+                      {"output", (dir / "vit.int8.onnx").string()},
+                      {"calibration", {{"data", data + "calib"}, {"batch_size", 8}, {"method", "percentile"}}}};
+  for (const auto& item : extra.items()) c["calibration"][item.key()] = item.value();
+  const fs::path path = dir / "config.json";
+  std::ofstream(path) << c.dump(1);
+  return path;
+}
+
+// With batch_size 1 every sample runs alone, so each tensor's values are the same bits in the shards
+// as in one run (a float GEMM's rounding may depend on how many rows share a batch).
+TEST(CalibrateCommand, ShardsMergeIntoExactlyTheTableOfOneRun) {
+  TempDir tmp;
+  const fs::path cfg = WriteConfig(tmp.path(), {{"batch_size", 1}});
+  const std::string c = " --config " + cfg.string() + " --quiet";
+  ASSERT_EQ(RunPtq("calibrate" + c + " --out " + (tmp.path() / "all.json").string()).exit_code, 0);
+  for (int k = 0; k < 3; ++k) {
+    const auto r = RunPtq("calibrate" + c + " --shard " + std::to_string(k) + "/3 --out " +
+                          (tmp.path() / ("s" + std::to_string(k) + ".json")).string());
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+  }
+  const auto m = RunPtq("merge-stats " + (tmp.path() / "s0.json").string() + " " + (tmp.path() / "s1.json").string() + " " +
+                        (tmp.path() / "s2.json").string() + " -o " + (tmp.path() / "merged.json").string() +
+                        " --config " + cfg.string());
+  ASSERT_EQ(m.exit_code, 0) << m.output;
+  const std::string all = ReadText(tmp.path() / "all.json");
+  // Compare as booleans: gtest's diff of two large unequal strings takes quadratic memory.
+  const bool identical = all == ReadText(tmp.path() / "merged.json");
+  EXPECT_TRUE(identical) << "the merged table differs from the one-run table";
+  const auto table = nlohmann::json::parse(all);
+  EXPECT_EQ(table["samples"], 64);
+  EXPECT_EQ(table["version"], 1);
+  // A shard alone has a different histogram than the whole.
+  EXPECT_FALSE(ReadText(tmp.path() / "s0.json") == all);
+}
+
+TEST(CalibrateCommand, UnknownKeyIsUsageErrorWithSuggestionAndWritesNothing) {
+  TempDir tmp;
+  const fs::path cfg = WriteConfig(tmp.path(), {{"methd", "entropy"}});
+  const auto r = RunPtq("calibrate --config " + cfg.string() + " --out " + (tmp.path() / "t.json").string());
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("unknown key 'calibration.methd' (did you mean 'calibration.method'?)"), std::string::npos) << r.output;
+  EXPECT_FALSE(fs::exists(tmp.path() / "t.json"));
+}
+
+TEST(CalibrateCommand, WrongTypeAndSetOverrideAreChecked) {
+  TempDir tmp;
+  const fs::path cfg = WriteConfig(tmp.path(), {{"batch_size", "eight"}});
+  auto r = RunPtq("calibrate --config " + cfg.string() + " --out " + (tmp.path() / "t.json").string());
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("'calibration.batch_size' must be an integer"), std::string::npos) << r.output;
+  // --set repairs it, and goes through the same checks.
+  r = RunPtq("calibrate --config " + cfg.string() + " --set calibration.batch_size=4 --quiet --out " +
+             (tmp.path() / "t.json").string());
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  r = RunPtq("calibrate --config " + cfg.string() + " --set calibration.batch_size=4 --set calibration.method=kl --out " +
+             (tmp.path() / "u.json").string());
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_NE(r.output.find("expected one of"), std::string::npos) << r.output;
+  EXPECT_FALSE(fs::exists(tmp.path() / "u.json"));
+}
+
+TEST(CalibrateCommand, MissingDataIsAnInputErrorAndWritesNothing) {
+  TempDir tmp;
+  const fs::path cfg = WriteConfig(tmp.path(), {{"data", (tmp.path() / "nowhere").string()}});
+  const auto r = RunPtq("calibrate --config " + cfg.string() + " --out " + (tmp.path() / "t.json").string());
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("nowhere"), std::string::npos) << r.output;
+  EXPECT_FALSE(fs::exists(tmp.path() / "t.json"));
+}
+
+TEST(CalibrateCommand, MergingTablesOfDifferentConfigsIsRefused) {
+  TempDir tmp;
+  const fs::path cfg = WriteConfig(tmp.path());
+  ASSERT_EQ(RunPtq("calibrate --config " + cfg.string() + " --quiet --shard 0/2 --out " + (tmp.path() / "a.json").string()).exit_code, 0);
+  ASSERT_EQ(RunPtq("calibrate --config " + cfg.string() + " --quiet --shard 1/2 --set calibration.percentile=99.9 --out " +
+                   (tmp.path() / "b.json").string()).exit_code, 0);
+  const auto r = RunPtq("merge-stats " + (tmp.path() / "a.json").string() + " " + (tmp.path() / "b.json").string() +
+                        " -o " + (tmp.path() / "m.json").string() + " --config " + cfg.string());
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("different config"), std::string::npos) << r.output;
+  EXPECT_FALSE(fs::exists(tmp.path() / "m.json"));
+}
+
+}  // namespace
+}  // namespace ptq

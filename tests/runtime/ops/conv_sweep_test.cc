@@ -1,0 +1,262 @@
+// Sweeps of random window configurations (rank 1-3, groups, depthwise, strides, dilations, asymmetric
+// pads, ceil_mode, count_include_pad, output_padding) comparing the fast Conv, ConvTranspose, MaxPool
+// and AveragePool kernels with plain tap-by-tap references written here from the ONNX definitions.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <limits>
+#include <random>
+
+#include "tests/runtime/ops/nn_test_util.h"
+
+namespace ptq {
+namespace {
+
+using testing::IntAttr;
+using testing::IntsAttr;
+using V = std::vector<int64_t>;
+
+// Calls f(index) for every multi-index of `shape` in row-major order.
+template <class F>
+void ForEachIndex(const V& shape, F f) {
+  if (ShapeSize(shape) == 0) return;
+  V idx(shape.size(), 0);
+  for (;;) {
+    f(idx);
+    size_t d = shape.size();
+    while (d-- > 0) {
+      if (++idx[d] < shape[d]) break;
+      idx[d] = 0;
+    }
+    if (d == static_cast<size_t>(-1)) return;
+  }
+}
+
+int64_t Flat(const V& shape, const V& idx) {
+  int64_t f = 0;
+  for (size_t i = 0; i < shape.size(); ++i) f = f * shape[i] + idx[i];
+  return f;
+}
+
+// A random window over `rank` spatial dims: kernel, strides, dilations, pads [begin..., end...].
+struct Window {
+  V kernel, strides, dilations, pads, input;
+};
+
+Window RandomWindow(std::mt19937& rng, size_t rank, int64_t max_stride) {
+  const auto pick = [&rng](int64_t lo, int64_t hi) { return std::uniform_int_distribution<int64_t>(lo, hi)(rng); };
+  Window w;
+  w.pads.assign(2 * rank, 0);
+  for (size_t i = 0; i < rank; ++i) {
+    w.kernel.push_back(pick(1, 3));
+    w.strides.push_back(pick(1, max_stride));
+    w.dilations.push_back(pick(1, 2));
+    w.pads[i] = pick(0, 2);
+    w.pads[rank + i] = pick(0, 2);
+    const int64_t dk = (w.kernel[i] - 1) * w.dilations[i] + 1;
+    w.input.push_back(std::max<int64_t>(1, dk - w.pads[i] - w.pads[rank + i]) + pick(0, 5));
+  }
+  return w;
+}
+
+Attributes WindowAttrs(const Window& w) {
+  Attributes a;
+  a.Set("kernel_shape", IntsAttr(w.kernel));
+  a.Set("strides", IntsAttr(w.strides));
+  a.Set("dilations", IntsAttr(w.dilations));
+  a.Set("pads", IntsAttr(w.pads));
+  return a;
+}
+
+Tensor RandomTensor(std::mt19937& rng, const Shape& shape) {
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  std::vector<float> v(static_cast<size_t>(ShapeSize(shape)));
+  for (float& x : v) x = dist(rng);
+  return Tensor::FromVector<float>(shape, v);
+}
+
+void ExpectClose(const Tensor& actual, const Shape& shape, const std::vector<double>& expected) {
+  ASSERT_EQ(actual.shape(), shape);
+  for (size_t i = 0; i < expected.size(); ++i) {
+    ASSERT_NEAR(actual.data<float>()[i], expected[i], 1e-5 * std::max(1.0, std::fabs(expected[i]))) << "element " << i;
+  }
+}
+
+// y[n, m, o] = b[m] + sum_{c, k} w[m, c, k] * x[n, grp(m) * C/G + c, o * s - pb + k * d] (taps inside x).
+std::vector<double> ReferenceConv(const Tensor& x, const Tensor& w, const Tensor* b, int64_t group, const Window& win,
+                                  Shape& y_shape) {
+  const size_t r = win.kernel.size();
+  const int64_t N = x.dim(0), C = x.dim(1), M = w.dim(0), cg = C / group, mg = M / group;
+  V out;
+  for (size_t i = 0; i < r; ++i) {
+    const int64_t dk = (win.kernel[i] - 1) * win.dilations[i] + 1;
+    out.push_back((win.input[i] + win.pads[i] + win.pads[r + i] - dk) / win.strides[i] + 1);
+  }
+  y_shape = {N, M};
+  y_shape.insert(y_shape.end(), out.begin(), out.end());
+  std::vector<double> y(static_cast<size_t>(ShapeSize(y_shape)));
+  ForEachIndex(y_shape, [&](const V& yi) {
+    const int64_t n = yi[0], m = yi[1];
+    double s = b ? b->data<float>()[m] : 0.0;
+    for (int64_t c = 0; c < cg; ++c) {
+      ForEachIndex(win.kernel, [&](const V& k) {
+        V xi{n, (m / mg) * cg + c};
+        for (size_t i = 0; i < r; ++i) {
+          const int64_t p = yi[2 + i] * win.strides[i] - win.pads[i] + k[i] * win.dilations[i];
+          if (p < 0 || p >= win.input[i]) return;
+          xi.push_back(p);
+        }
+        V wi{m, c};
+        wi.insert(wi.end(), k.begin(), k.end());
+        s += static_cast<double>(x.data<float>()[Flat(x.shape(), xi)]) * w.data<float>()[Flat(w.shape(), wi)];
+      });
+    }
+    y[static_cast<size_t>(Flat(y_shape, yi))] = s;
+  });
+  return y;
+}
+
+TEST(ConvSweepTest, MatchesTheTapByTapReference) {
+  std::mt19937 rng(7);
+  for (int trial = 0; trial < 300; ++trial) {
+    const size_t rank = 1 + static_cast<size_t>(trial % 3);
+    const Window win = RandomWindow(rng, rank, trial % 2 == 0 ? 1 : 3);  // half stride 1 (wide im2col)
+    const int64_t kind = (trial / 2) % 4;                                // 0, 1: dense, 2: groups, 3: depthwise
+    const int64_t group = kind == 2 ? 2 : kind == 3 ? 3 : 1;
+    const int64_t C = kind == 3 ? 3 : 2 * (1 + trial % 2), M = kind == 3 ? 3 * (1 + trial % 2) : 2 * (1 + trial % 3);
+    Shape xs{1 + trial % 2, C}, ws{M, C / group};
+    xs.insert(xs.end(), win.input.begin(), win.input.end());
+    ws.insert(ws.end(), win.kernel.begin(), win.kernel.end());
+    const Tensor x = RandomTensor(rng, xs), w = RandomTensor(rng, ws), b = RandomTensor(rng, {M});
+    Attributes a = WindowAttrs(win);
+    a.Set("group", IntAttr(group));
+    Shape ys;
+    const std::vector<double> expected = ReferenceConv(x, w, &b, group, win, ys);
+    SCOPED_TRACE(StrCat("trial ", trial, " x ", ShapeToString(xs), " w ", ShapeToString(ws), " strides ",
+                        ShapeToString(win.strides), " dilations ", ShapeToString(win.dilations), " pads ",
+                        ShapeToString(win.pads), " group ", group));
+    ExpectClose(testing::RunOp("Conv", 11, a, {x, w, b}, 1, trial % 3 == 0)[0], ys, expected);
+  }
+}
+
+// y[n, grp * M/G + m, i * s - pb + k * d] += x[n, grp * C/G + c, i] * w[grp * C/G + c, m, k], starting at b.
+TEST(ConvSweepTest, ConvTransposeMatchesTheScatterReference) {
+  std::mt19937 rng(11);
+  for (int trial = 0; trial < 150; ++trial) {
+    const size_t r = 1 + static_cast<size_t>(trial % 3);
+    Window win = RandomWindow(rng, r, 3);
+    V out_pad, out;
+    for (size_t i = 0; i < r; ++i) {
+      out_pad.push_back(std::uniform_int_distribution<int64_t>(0, std::max(win.strides[i], win.dilations[i]) - 1)(rng));
+      const int64_t dk = (win.kernel[i] - 1) * win.dilations[i] + 1;
+      win.input[i] = 1 + trial % 4;
+      const int64_t full = win.strides[i] * (win.input[i] - 1) + out_pad[i] + dk;
+      while (win.pads[i] + win.pads[r + i] >= full) win.pads[i] = win.pads[r + i] = 0;
+      out.push_back(full - win.pads[i] - win.pads[r + i]);
+    }
+    const int64_t group = trial % 2 == 0 ? 1 : 2, C = 2 * group, mg = 1 + trial % 3, N = 1 + trial % 2;
+    Shape xs{N, C}, ws{C, mg}, ys{N, mg * group};
+    xs.insert(xs.end(), win.input.begin(), win.input.end());
+    ws.insert(ws.end(), win.kernel.begin(), win.kernel.end());
+    ys.insert(ys.end(), out.begin(), out.end());
+    const Tensor x = RandomTensor(rng, xs), w = RandomTensor(rng, ws), b = RandomTensor(rng, {mg * group});
+    std::vector<double> y(static_cast<size_t>(ShapeSize(ys)));
+    ForEachIndex(ys, [&](const V& yi) { y[static_cast<size_t>(Flat(ys, yi))] = b.data<float>()[yi[1]]; });
+    ForEachIndex(xs, [&](const V& xi) {
+      const int64_t g = xi[1] / (C / group);
+      for (int64_t m = 0; m < mg; ++m) {
+        ForEachIndex(win.kernel, [&](const V& k) {
+          V yi{xi[0], g * mg + m};
+          for (size_t i = 0; i < r; ++i) {
+            const int64_t p = xi[2 + i] * win.strides[i] - win.pads[i] + k[i] * win.dilations[i];
+            if (p < 0 || p >= out[i]) return;
+            yi.push_back(p);
+          }
+          V wi{xi[1], m};
+          wi.insert(wi.end(), k.begin(), k.end());
+          y[static_cast<size_t>(Flat(ys, yi))] +=
+              static_cast<double>(x.data<float>()[Flat(xs, xi)]) * w.data<float>()[Flat(ws, wi)];
+        });
+      }
+    });
+    Attributes a = WindowAttrs(win);
+    a.Set("group", IntAttr(group));
+    a.Set("output_padding", IntsAttr(out_pad));
+    SCOPED_TRACE(StrCat("trial ", trial, " x ", ShapeToString(xs), " w ", ShapeToString(ws), " strides ",
+                        ShapeToString(win.strides), " dilations ", ShapeToString(win.dilations), " pads ",
+                        ShapeToString(win.pads), " output_padding ", ShapeToString(out_pad)));
+    ExpectClose(testing::RunOp("ConvTranspose", 11, a, {x, w, b})[0], ys, y);
+  }
+}
+
+// Pool outputs per axis (ceil_mode drops a last window that starts past input + pad_begin).
+V PoolOutput(const Window& w, bool ceil_mode) {
+  const size_t r = w.kernel.size();
+  V out;
+  for (size_t i = 0; i < r; ++i) {
+    const int64_t dk = (w.kernel[i] - 1) * w.dilations[i] + 1;
+    const int64_t span = w.input[i] + w.pads[i] + w.pads[r + i] - dk;
+    int64_t o = (ceil_mode ? (span + w.strides[i] - 1) / w.strides[i] : span / w.strides[i]) + 1;
+    if (ceil_mode && (o - 1) * w.strides[i] >= w.input[i] + w.pads[i]) --o;
+    out.push_back(o);
+  }
+  return out;
+}
+
+TEST(ConvSweepTest, PoolsMatchTheTapByTapReference) {
+  std::mt19937 rng(13);
+  for (int trial = 0; trial < 300; ++trial) {
+    const size_t r = 1 + static_cast<size_t>(trial % 3);
+    Window win = RandomWindow(rng, r, 3);
+    for (size_t i = 0; i < r; ++i) {  // pads smaller than the kernel, as the spec requires
+      win.pads[i] = std::min(win.pads[i], win.kernel[i] - 1);
+      win.pads[r + i] = std::min(win.pads[r + i], win.kernel[i] - 1);
+      win.input[i] = std::max(win.input[i], (win.kernel[i] - 1) * win.dilations[i] + 1);
+    }
+    const bool ceil_mode = trial % 4 >= 2, include_pad = trial % 2 == 1;
+    const V out = PoolOutput(win, ceil_mode);
+    Shape xs{1 + trial % 2, 2}, ys{xs[0], 2};
+    xs.insert(xs.end(), win.input.begin(), win.input.end());
+    ys.insert(ys.end(), out.begin(), out.end());
+    const Tensor x = RandomTensor(rng, xs);
+    std::vector<double> max_y, avg_y;
+    std::vector<int64_t> max_index;
+    ForEachIndex(ys, [&](const V& yi) {
+      double best = -std::numeric_limits<double>::infinity(), sum = 0.0;
+      int64_t best_at = -1, inside = 0, padded = 0;
+      ForEachIndex(win.kernel, [&](const V& k) {
+        V xi{yi[0], yi[1]};
+        bool in_x = true, in_pads = true;
+        for (size_t i = 0; i < r; ++i) {
+          const int64_t p = yi[2 + i] * win.strides[i] - win.pads[i] + k[i] * win.dilations[i];
+          in_x = in_x && p >= 0 && p < win.input[i];
+          in_pads = in_pads && p >= -win.pads[i] && p < win.input[i] + win.pads[r + i];
+          xi.push_back(p);
+        }
+        padded += in_pads ? 1 : 0;
+        if (!in_x) return;
+        const double v = x.data<float>()[Flat(xs, xi)];
+        ++inside;
+        sum += v;
+        if (v > best) best = v, best_at = Flat(xs, xi);
+      });
+      max_y.push_back(best);
+      max_index.push_back(best_at);
+      avg_y.push_back(sum / static_cast<double>(include_pad ? padded : inside));
+    });
+    Attributes a = WindowAttrs(win);
+    a.Set("ceil_mode", IntAttr(ceil_mode ? 1 : 0));
+    a.Set("count_include_pad", IntAttr(include_pad ? 1 : 0));
+    SCOPED_TRACE(StrCat("trial ", trial, " x ", ShapeToString(xs), " kernel ", ShapeToString(win.kernel), " strides ",
+                        ShapeToString(win.strides), " dilations ", ShapeToString(win.dilations), " pads ",
+                        ShapeToString(win.pads), " ceil_mode ", ceil_mode, " count_include_pad ", include_pad));
+    ExpectClose(testing::RunOp("MaxPool", 12, a, {x})[0], ys, max_y);
+    const auto with_indices = testing::RunOp("MaxPool", 12, a, {x}, 2);
+    ExpectClose(with_indices[0], ys, max_y);
+    EXPECT_EQ(testing::ToVector<int64_t>(with_indices[1]), max_index);
+    ExpectClose(testing::RunOp("AveragePool", 19, a, {x})[0], ys, avg_y);
+  }
+}
+
+}  // namespace
+}  // namespace ptq
