@@ -96,7 +96,7 @@ double Tensor::GetAsDouble(int64_t i) const {
 std::vector<int64_t> Tensor::ToInt64Vector() const {
   std::vector<int64_t> v(static_cast<size_t>(size_));
   if (dtype_ == DataType::kInt64) {
-    std::memcpy(v.data(), data_.get(), v.size() * 8);
+    if (!v.empty()) std::memcpy(v.data(), data_.get(), v.size() * 8);
   } else {
     for (int64_t i = 0; i < size_; ++i) v[static_cast<size_t>(i)] = static_cast<int64_t>(GetAsDouble(i));
   }
