@@ -1,9 +1,12 @@
-// Histogram: the canonical power-of-two grid, the two-pass Add, exact merge and moments.
+// Histogram: the canonical power-of-two grid, the two-pass Add, exact merge, mean and std from the bins.
 #include "calibrate/histogram.h"
 
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "runtime/error.h"
 
@@ -19,11 +22,6 @@ int64_t FloorScaled(float x, int e) {
 
 // floor(j / 2^s) for s >= 0 (>> of a negative int64 is arithmetic in every compiler ptq supports).
 int64_t ShiftFloor(int64_t j, int s) { return s >= 63 ? (j < 0 ? -1 : 0) : j >> s; }
-
-// Scale of the mantissa m of biased exponent field E: 2^(max(E, 1) - 150).
-double MomentScale(int field) { return std::ldexp(1.0, std::max(field, 1) - 150); }
-
-constexpr size_t kChunk = 1 << 16;  // sum of m^2 < 2^48 per value fits uint64 for 2^16 values
 
 // GCC/Clang vector extension: 4 float lanes (SSE2, NEON), for the min/max scan.
 typedef float Float4 __attribute__((vector_size(16)));
@@ -78,37 +76,6 @@ bool IsCount(const nlohmann::json& v) {
   return v.is_number_unsigned() || (v.is_number_integer() && v.get<int64_t>() >= 0);
 }
 
-template <class T>
-std::string ToDecimal(T v) {  // T: __int128 or unsigned __int128
-  const bool neg = v < 0;
-  std::string s;
-  do {
-    const int digit = static_cast<int>(v % 10);
-    s.push_back(static_cast<char>('0' + (digit < 0 ? -digit : digit)));
-    v /= 10;
-  } while (v != 0);
-  if (neg) s.push_back('-');
-  return std::string(s.rbegin(), s.rend());
-}
-
-// Parses a decimal integer of at most 38 digits (fits both 128-bit types); false when malformed.
-template <class T>
-bool FromDecimal(const std::string& s, T* out) {
-  size_t i = (!s.empty() && s[0] == '-') ? 1 : 0;
-  if (i == s.size() || s.size() - i > 38) return false;
-  T v = 0;
-  for (; i < s.size(); ++i) {
-    if (s[i] < '0' || s[i] > '9') return false;
-    v = v * 10 + (s[i] - '0');
-  }
-  if (s[0] == '-') {
-    if (!(static_cast<T>(-1) < static_cast<T>(0))) return false;  // unsigned: no sign allowed
-    v = 0 - v;
-  }
-  *out = v;
-  return true;
-}
-
 }  // namespace
 
 Histogram::Histogram(int num_bins) {
@@ -154,46 +121,64 @@ void Histogram::Widen(float new_min, float new_max) {
   first_bin_ = first;
 }
 
-// Pass 2 over values whose finite ones are inside the grid: bin j = floor(x * 2^-e) (one multiply,
-// a truncation and a fix-up for negatives), and per-exponent sums of m and m^2 kept in 64-bit
-// counters per chunk (two interleaved sets, so equal neighbours do not wait on each other) and
-// then added to the 128-bit totals. kCheck skips non-finite values (only needed when there are any).
+// Pass 2 over values whose finite ones are inside the grid, in blocks: first every value's bin
+// j - first_bin (zeros and non-finite values go to four spare slots, in turn, so that runs of them
+// do not wait on each other), then the increments. Zeros are added to their bin at the end, from
+// zero_count. The bin index is floor(x * 2^-e), exact in float when the product is normal (a power-
+// of-two scaling) and |j| < 2^22; a product that underflows is in bin 0 (x > 0) or -1 (x < 0).
+// Grids further from 0 take the exact double path (FloorScaled).
 template <bool kCheck>
-void Histogram::AddFinite(const float* values, size_t n) {
-  struct Moment {
-    int64_t sum;
-    uint64_t sum_sq;
-  };
-  const double inv_width = std::ldexp(1.0, -exponent_);
-  uint64_t* bins = bins_.data() - first_bin_;  // bins[j] for absolute bin j
-  for (size_t start = 0; start < n; start += kChunk) {
-    const size_t end = std::min(n, start + kChunk);
-    Moment acc[kExponents + 1][2] = {};
-    auto add = [&](float x, int lane) {
-      if (kCheck && !std::isfinite(x)) return;
-      const double y = static_cast<double>(x) * inv_width;
-      int64_t j = static_cast<int64_t>(y);
-      j -= static_cast<double>(j) > y;
-      ++bins[j];
-      uint32_t b;
-      std::memcpy(&b, &x, sizeof b);
-      const uint32_t field = (b >> 23) & 0xff;
-      const uint64_t m = (b & 0x7fffff) | (field ? 0x800000u : 0u);
-      const int64_t neg = -static_cast<int64_t>(b >> 31);
-      acc[field][lane].sum += (static_cast<int64_t>(m) ^ neg) - neg;
-      acc[field][lane].sum_sq += m * m;
-    };
-    size_t i = start;
-    for (; i + 2 <= end; i += 2) {
-      add(values[i], 0);
-      add(values[i + 1], 1);
+void Histogram::AddFinite(const float* values, size_t n, uint64_t zeros) {
+  const int nb = num_bins();
+  const size_t stride = static_cast<size_t>(nb) + 4;
+  thread_local std::vector<uint32_t> counts;
+  counts.assign(stride, 0);
+  constexpr size_t kBlock = 256;
+  int32_t idx[kBlock];
+  const bool float_path = first_bin_ > -(int64_t{1} << 22) && first_bin_ + nb < (int64_t{1} << 22);
+  const float inv_width = float_path ? std::ldexp(1.0f, -exponent_) : 0.0f;
+  for (size_t start = 0; start < n; start += kBlock) {
+    const size_t len = std::min(kBlock, n - start);
+    const float* v = values + start;
+    size_t i = 0;
+#if defined(__SSE2__)
+    if (float_path) {
+      const __m128 scale = _mm_set1_ps(inv_width);
+      const __m128 zero = _mm_setzero_ps();
+      const __m128i first = _mm_set1_epi32(static_cast<int32_t>(first_bin_));
+      const __m128i spare = _mm_setr_epi32(nb, nb + 1, nb + 2, nb + 3);
+      for (; i + 4 <= len; i += 4) {
+        const __m128 x = _mm_loadu_ps(v + i);
+        const __m128 y = _mm_mul_ps(x, scale);
+        __m128i j = _mm_cvttps_epi32(y);
+        // floor: one less where truncation went up (y < trunc(y)), or where x < 0 underflowed to -0
+        const __m128 up = _mm_or_ps(_mm_cmplt_ps(y, _mm_cvtepi32_ps(j)),
+                                    _mm_and_ps(_mm_cmplt_ps(x, zero), _mm_cmpeq_ps(y, zero)));
+        j = _mm_sub_epi32(_mm_add_epi32(j, _mm_castps_si128(up)), first);
+        const __m128 p = _mm_mul_ps(x, zero);  // NaN iff x is not finite
+        const __m128i skip = _mm_castps_si128(_mm_or_ps(_mm_cmpeq_ps(x, zero), _mm_cmpunord_ps(p, p)));
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(idx + i),
+                         _mm_or_si128(_mm_and_si128(skip, spare), _mm_andnot_si128(skip, j)));
+      }
     }
-    if (i < end) add(values[i], 0);
-    for (int f = 0; f < kExponents; ++f) {
-      msum_[f] += acc[f][0].sum + acc[f][1].sum;
-      msq_[f] += static_cast<UInt128>(acc[f][0].sum_sq) + acc[f][1].sum_sq;
+#endif
+    for (; i < len; ++i) {
+      const float x = v[i];
+      const bool skip = x == 0.0f || (kCheck && !std::isfinite(x));
+      idx[i] = skip ? nb + static_cast<int32_t>(i & 3) : static_cast<int32_t>(FloorScaled(x, exponent_) - first_bin_);
     }
+    uint32_t* c = counts.data();
+    for (size_t k = 0; k < len; ++k) ++c[idx[k]];
+    if (start % (size_t{1} << 31) == 0 && start > 0) Flush(&counts);  // uint32 counters stay exact
   }
+  Flush(&counts);
+  if (zeros > 0) bins_[static_cast<size_t>(-first_bin_)] += zeros;
+}
+
+// Adds the block counters to the bins and clears them.
+void Histogram::Flush(std::vector<uint32_t>* counts) {
+  for (size_t k = 0; k < bins_.size(); ++k) bins_[k] += (*counts)[k];
+  std::fill(counts->begin(), counts->end(), 0u);
 }
 
 void Histogram::Add(const float* values, size_t n) {
@@ -225,9 +210,9 @@ void Histogram::Add(const float* values, size_t n) {
   if (bad == n) return;
   Widen(mn + 0.0f, mx + 0.0f);  // + 0.0f turns -0 into +0, so min/max do not depend on order
   if (bad) {
-    AddFinite<true>(values, n);
+    AddFinite<true>(values, n, scan.zeros);
   } else {
-    AddFinite<false>(values, n);
+    AddFinite<false>(values, n, scan.zeros);
   }
   count_ += n - bad;
   zero_count_ += scan.zeros;
@@ -248,39 +233,32 @@ void Histogram::Merge(const Histogram& other) {
     const int64_t j = ShiftFloor(other.first_bin_ + static_cast<int64_t>(k), shift);
     bins_[static_cast<size_t>(j - first_bin_)] += other.bins_[k];
   }
-  for (int f = 0; f < kExponents; ++f) {
-    msum_[f] += other.msum_[f];
-    msq_[f] += other.msq_[f];
-  }
   count_ += other.count_;
   zero_count_ += other.zero_count_;
 }
 
-// sum = sum over E of (sum of sign * m) * 2^(max(E,1) - 150), added in order of E.
-double Histogram::sum() const {
-  double s = 0;
-  for (int f = 0; f < kExponents; ++f) {
-    if (msum_[f] != 0) s += static_cast<double>(msum_[f]) * MomentScale(f);
-  }
-  return s;
-}
-
-// sum_sq = sum over E of (sum of m^2) * 2^(2 (max(E,1) - 150)).
-double Histogram::sum_sq() const {
-  double s = 0;
-  for (int f = 0; f < kExponents; ++f) {
-    if (msq_[f] != 0) s += static_cast<double>(msq_[f]) * MomentScale(f) * MomentScale(f);
-  }
-  return s;
-}
-
-double Histogram::mean() const { return count_ ? sum() / static_cast<double>(count_) : 0.0; }
-
-// std = sqrt(max(0, E[x^2] - E[x]^2)).
-double Histogram::stddev() const {
+// mean = sum over bins of count * center / count, clamped to [min, max] (exact for a constant).
+double Histogram::mean() const {
   if (count_ == 0) return 0.0;
+  if (min_ == max_) return min_;
+  double s = 0;
+  for (size_t k = 0; k < bins_.size(); ++k) {
+    if (bins_[k] != 0) s += static_cast<double>(bins_[k]) * (lower(static_cast<int>(k)) + 0.5 * bin_width());
+  }
+  return std::min<double>(max_, std::max<double>(min_, s / static_cast<double>(count_)));
+}
+
+// std = sqrt(sum over bins of count * (center - mean)^2 / count).
+double Histogram::stddev() const {
+  if (count_ == 0 || min_ == max_) return 0.0;
   const double m = mean();
-  return std::sqrt(std::max(0.0, sum_sq() / static_cast<double>(count_) - m * m));
+  double s = 0;
+  for (size_t k = 0; k < bins_.size(); ++k) {
+    if (bins_[k] == 0) continue;
+    const double d = lower(static_cast<int>(k)) + 0.5 * bin_width() - m;
+    s += static_cast<double>(bins_[k]) * d * d;
+  }
+  return std::sqrt(s / static_cast<double>(count_));
 }
 
 bool Histogram::operator==(const Histogram& o) const {
@@ -289,11 +267,7 @@ bool Histogram::operator==(const Histogram& o) const {
     return false;
   }
   if (count_ == 0) return true;
-  if (exponent_ != o.exponent_ || first_bin_ != o.first_bin_ || min_ != o.min_ || max_ != o.max_) return false;
-  for (int f = 0; f < kExponents; ++f) {
-    if (msum_[f] != o.msum_[f] || msq_[f] != o.msq_[f]) return false;
-  }
-  return true;
+  return exponent_ == o.exponent_ && first_bin_ == o.first_bin_ && min_ == o.min_ && max_ == o.max_;
 }
 
 nlohmann::json Histogram::ToJson() const {
@@ -320,11 +294,6 @@ nlohmann::json Histogram::ToJson() const {
     }
   }
   j["counts"] = std::move(counts);
-  nlohmann::json moments = nlohmann::json::array();
-  for (int f = 0; f < kExponents; ++f) {
-    if (msum_[f] != 0 || msq_[f] != 0) moments.push_back({f, ToDecimal(msum_[f]), ToDecimal(msq_[f])});
-  }
-  j["moments"] = std::move(moments);
   return j;
 }
 
@@ -396,20 +365,6 @@ Histogram Histogram::FromJson(const nlohmann::json& j, const std::string& where)
   }
   if (h.zero_count_ > 0 && (h.min_ > 0 || h.max_ < 0 || h.bins_[static_cast<size_t>(-h.first_bin_)] < h.zero_count_)) {
     fail("zeros", "must fit in the bin holding 0");
-  }
-  const auto& moments = get("moments");
-  if (!moments.is_array()) fail("moments", "must be an array");
-  std::vector<bool> seen(kExponents, false);
-  for (const auto& m : moments) {
-    if (!m.is_array() || m.size() != 3 || !IsCount(m[0]) || !m[1].is_string() || !m[2].is_string()) {
-      fail("moments", "must hold [exponent_field, \"sum\", \"sum_sq\"] triples");
-    }
-    const uint64_t f = m[0].get<uint64_t>();
-    if (f >= static_cast<uint64_t>(kExponents) || seen[f]) fail("moments", "has a bad or repeated exponent field");
-    seen[f] = true;
-    if (!FromDecimal(m[1].get<std::string>(), &h.msum_[f]) || !FromDecimal(m[2].get<std::string>(), &h.msq_[f])) {
-      fail("moments", "must hold decimal integer strings");
-    }
   }
   return h;
 }

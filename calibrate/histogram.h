@@ -1,4 +1,4 @@
-// A streaming, mergeable histogram of float values with exact count, min, max, NaN/Inf counts and moments.
+// A streaming, mergeable histogram of float values with exact count, min, max and NaN/Inf counts.
 #pragma once
 
 #include <cstddef>
@@ -29,16 +29,14 @@ namespace ptq {
 // calls give the same histogram bit for bit. The finite values occupy at least about num_bins / 2
 // bins (with one less doubling they would not have fit).
 //
-// The moments are exact too: each finite float is sign * m * 2^(E - 150) with an integer m < 2^24
-// and its biased exponent field E (1 for subnormals). Sums of m and m^2 are kept per E in 128-bit
-// integers; sum() and sum_sq() convert them to double in a fixed order, so they do not depend on
-// the order of the values either.
+// mean() and stddev() are computed from the bins (bin centres, so within half a bin width of the
+// exact values): functions of the bins alone, they do not depend on the order of the values either.
 //
 // Exact zeros are counted too (ReLU outputs have many; range methods treat them apart).
-// NaN and +-Inf are counted and otherwise ignored (not in the bins, min, max or moments).
-// Memory is O(num_bins) (plus 8 KB of moment counters), never O(values). Add makes two passes:
-// a vectorised min/max scan, then one multiply per value to bin it; no division, no allocation
-// except an O(num_bins) re-bin when the grid changes.
+// NaN and +-Inf are counted and otherwise ignored (not in the bins, min or max).
+// Memory is O(num_bins), never O(values). Add makes two passes: a vectorised min/max scan, then
+// one multiply per value to bin it (vectorised); no division, no allocation except an
+// O(num_bins) re-bin when the grid changes.
 class Histogram {
  public:
   static constexpr int kDefaultBins = 2048;
@@ -62,10 +60,8 @@ class Histogram {
   // Finite min and max; +inf and -inf while empty.
   float min() const { return min_; }
   float max() const { return max_; }
-  double sum() const;
-  double sum_sq() const;
-  double mean() const;    // 0 while empty
-  double stddev() const;  // population standard deviation; 0 while empty
+  double mean() const;    // from the bins (see above); 0 while empty
+  double stddev() const;  // population standard deviation from the bins; 0 while empty
 
   // The grid: bin i of bins() covers [lower(i), lower(i) + bin_width()).
   int exponent() const { return exponent_; }
@@ -74,8 +70,8 @@ class Histogram {
   double lower(int i) const;
   const std::vector<uint64_t>& bins() const { return bins_; }
 
-  // Compact JSON: counts with runs of k >= 2 zeros written as -k, trailing zeros dropped; exact
-  // moments as decimal strings; sum/mean/std for people (ignored when read).
+  // Compact JSON: counts with runs of k >= 2 zeros written as -k, trailing zeros dropped;
+  // mean/std for people (ignored when read).
   nlohmann::json ToJson() const;
   // Throws an input error naming `where` and the field when the shape or invariants are wrong.
   static Histogram FromJson(const nlohmann::json& j, const std::string& where = "histogram");
@@ -84,13 +80,10 @@ class Histogram {
   bool operator!=(const Histogram& o) const { return !(*this == o); }
 
  private:
-  __extension__ typedef __int128 Int128;
-  __extension__ typedef unsigned __int128 UInt128;
-  static constexpr int kExponents = 255;  // biased exponent fields of finite floats
-
   void Widen(float new_min, float new_max);
   template <bool kCheck>
-  void AddFinite(const float* values, size_t n);
+  void AddFinite(const float* values, size_t n, uint64_t zeros);
+  void Flush(std::vector<uint32_t>* counts);
   static int CanonicalExponent(float mn, float mx, int at_least, int num_bins);
 
   std::vector<uint64_t> bins_;
@@ -99,8 +92,6 @@ class Histogram {
   uint64_t count_ = 0, zero_count_ = 0, nan_count_ = 0, pos_inf_count_ = 0, neg_inf_count_ = 0;
   float min_ = std::numeric_limits<float>::infinity();
   float max_ = -std::numeric_limits<float>::infinity();
-  Int128 msum_[kExponents] = {};   // sum of sign * m per exponent field
-  UInt128 msq_[kExponents] = {};   // sum of m^2 per exponent field
 };
 
 }  // namespace ptq

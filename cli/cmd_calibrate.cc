@@ -8,6 +8,7 @@
 
 #include "calibrate/calibration_config.h"
 #include "calibrate/calibration_table.h"
+#include "calibrate/calibration_warnings.h"
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/config_file.h"
@@ -75,11 +76,13 @@ int CalibrateCommand(int argc, char** argv) {
                  static_cast<long long>(total), rate, rate > 0 ? static_cast<double>(total - done) / rate : 0.0);
   };
   CalibrationResult result = CollectStatistics(graph, reader, cal.options, progress);
+  const double pass_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   if (show) std::fprintf(stderr, "\n");
+  ChooseQuantization(graph, cal.options, &result);
   if (!args.Has("quiet")) {
     for (const std::string& w : reader.warnings()) std::cerr << "ptq: warning: " << w << "\n";
+    for (const std::string& w : CalibrationWarnings(result)) std::cerr << "ptq: warning: " << w << "\n";
   }
-  ChooseQuantization(graph, cal.options, &result);
   TableProvenance p;
   p.model_digest = Sha256Hex(ReadFileToString(config.model, int64_t{2} << 30));
   nlohmann::json relevant = {{"calibration", config.json.value("calibration", nlohmann::json::object())},
@@ -91,7 +94,9 @@ int CalibrateCommand(int argc, char** argv) {
   p.shard = args.Get("shard", "");
   WriteFileAtomic(out, CalibrationTableToJson(result, p).dump(1) + "\n");
   if (!args.Has("quiet")) {
-    std::cout << "calibrated " << result.tensors.size() << " tensors on " << result.samples << " samples -> " << out << "\n";
+    std::printf("calibrated %zu tensors on %lld samples in %.3f s (%.4f ms/sample) -> %s\n", result.tensors.size(),
+                static_cast<long long>(result.samples), pass_s,
+                result.samples > 0 ? 1e3 * pass_s / static_cast<double>(result.samples) : 0.0, out.c_str());
   }
   return 0;
 }

@@ -48,6 +48,16 @@ struct PowOp {
   }
 };
 
+// True when X is float32 and Y is a single element equal to 2 whose shape does not widen X's.
+bool IsFloatSquare(const Tensor& x, const Tensor& y) {
+  if (x.dtype() != DataType::kFloat || y.size() != 1 || y.rank() > x.rank()) return false;
+  if (y.dtype() == DataType::kFloat) return y.data<float>()[0] == 2.0f;
+  if (y.dtype() == DataType::kDouble) return y.data<double>()[0] == 2.0;
+  if (y.dtype() == DataType::kInt64) return y.data<int64_t>()[0] == 2;
+  if (y.dtype() == DataType::kInt32) return y.data<int32_t>()[0] == 2;
+  return false;
+}
+
 class PowKernel final : public Kernel {
  public:
   explicit PowKernel(const KernelInit& init) : legacy_(ReadLegacyBroadcast(init)) {}
@@ -55,6 +65,10 @@ class PowKernel final : public Kernel {
     const Tensor& x = ctx.required_input(0);
     const Tensor& y0 = ctx.required_input(1);
     const Tensor y = legacy_.enabled ? AlignLegacyB(legacy_, x, y0, "Pow") : y0;
+    if (IsFloatSquare(x, y)) {  // x^2 is exactly x*x rounded once, as powf gives; LayerNorm's variance
+      ctx.outputs[0] = MapUnary<Elem<DataType::kFloat>, Elem<DataType::kFloat>>(x, [](float v) { return v * v; });
+      return;
+    }
     DispatchType<kNumericTypes>(x.dtype(), "Pow", "X", [&](auto ex) {
       DispatchType<kNumericTypes>(y.dtype(), "Pow", "Y", [&](auto ey) {
         using EX = decltype(ex);

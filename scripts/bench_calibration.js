@@ -1,0 +1,67 @@
+// Measures calibration time per sample against float inference time per sample on ptq's runtime, for
+// each float fixture, at one thread and the same batch size. Usage:
+//   node scripts/bench_calibration.js PTQ_BINARY [BATCH] [METHOD] [REPEATS] [SAMPLES]
+// Prints one JSON line per fixture with calib_ms_per_sample, infer_ms_per_sample and their ratio
+// (issue 4's target: ratio <= 1.5). The calibration samples (default 512) repeat the fixture's
+// calibration split, so that one-off costs do not dominate. Calibration is run REPEATS times and its fastest run is taken,
+// as ptq bench takes the median of many runs; the machine is shared and noisy.
+'use strict';
+const fs = require('fs');
+const os = require('os');
+const path = require('path');
+const { execFileSync } = require('child_process');
+const { readNpy, writeNpy } = require('./ort/npy');
+
+const [ptq, batch = '8', method = 'percentile', repeats = '3', total = '512'] = process.argv.slice(2);
+if (!ptq) throw new Error('usage: node bench_calibration.js PTQ_BINARY [BATCH] [METHOD] [REPEATS] [SAMPLES]');
+const data = path.join(__dirname, '..', 'tests', 'data');
+const fixtures = [
+  ['digits_vit/digits_vit_opset13.onnx', 'digits_vit/calib'],
+  ['digits_vit/digits_vit_opset17.onnx', 'digits_vit/calib'],
+  ['digits_cnn/digits_cnn.onnx', 'digits_cnn/calib'],
+  ['bert_encoder/bert_encoder.onnx', 'bert_encoder/calib'],
+];
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'ptq_calib_bench_'));
+
+// n samples of every .npy in src (its samples repeated as often as needed), written to dst.
+function take(src, dst, n) {
+  fs.mkdirSync(dst, { recursive: true });
+  for (const f of fs.readdirSync(src).filter((x) => x.endsWith('.npy'))) {
+    const a = readNpy(path.join(src, f));
+    const row = a.data.length / a.shape[0];
+    const out = new a.data.constructor(n * row);
+    for (let i = 0; i < n; ++i) out.set(a.data.subarray((i % a.shape[0]) * row, (i % a.shape[0] + 1) * row), i * row);
+    writeNpy(path.join(dst, f), a.type, [n, ...a.shape.slice(1)], out);
+  }
+}
+
+for (const [model, calib] of fixtures) {
+  const name = path.basename(model, '.onnx');
+  const inputs = path.join(tmp, name);
+  take(path.join(data, calib), inputs, Number(batch));
+  const samples = path.join(tmp, `${name}_calib`);
+  take(path.join(data, calib), samples, Number(total));
+  const bench = JSON.parse(execFileSync(ptq, ['bench', path.join(data, model), '--inputs', inputs, '--threads', '1',
+    '--seconds', '2'], { encoding: 'utf8' }));
+  const config = path.join(tmp, `${name}.json`);
+  fs.writeFileSync(config, JSON.stringify({
+    model: path.join(data, model), output: path.join(tmp, `${name}.int8.onnx`),
+    calibration: { data: samples, batch_size: Number(batch), method },
+  }));
+  let best = Infinity;
+  let seen = 0;
+  for (let r = 0; r < Number(repeats); ++r) {
+    const out = execFileSync(ptq, ['calibrate', '--config', config, '--threads', '1', '--out', path.join(tmp, 't.json')],
+      { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+    const m = /on (\d+) samples in ([\d.]+) s/.exec(out);
+    if (!m) throw new Error(`unexpected ptq calibrate output: ${out}`);
+    seen = Number(m[1]);
+    best = Math.min(best, Number(m[2]));
+  }
+  const calibMs = (1e3 * best) / seen;
+  const inferMs = bench.median_ms / Number(batch);
+  console.log(JSON.stringify({ model: name, batch: Number(batch), method, samples: seen,
+    calib_ms_per_sample: +calibMs.toFixed(4), infer_ms_per_sample: +inferMs.toFixed(4),
+    ratio: +(calibMs / inferMs).toFixed(3) }));
+}
+fs.rmSync(tmp, { recursive: true, force: true });
