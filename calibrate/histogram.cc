@@ -4,10 +4,8 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
 
+#include "calibrate/bin_index.h"
 #include "runtime/error.h"
 
 namespace ptq {
@@ -122,63 +120,51 @@ void Histogram::Widen(float new_min, float new_max) {
 }
 
 // Pass 2 over values whose finite ones are inside the grid, in blocks: first every value's bin
-// j - first_bin (zeros and non-finite values go to four spare slots, in turn, so that runs of them
-// do not wait on each other), then the increments. Zeros are added to their bin at the end, from
-// zero_count. The bin index is floor(x * 2^-e), exact in float when the product is normal (a power-
-// of-two scaling) and |j| < 2^22; a product that underflows is in bin 0 (x > 0) or -1 (x < 0).
-// Grids further from 0 take the exact double path (FloorScaled).
+// j - first_bin (zeros and non-finite values go to four spare counters), then the increments into
+// 32-bit block counters, added to the bins at the end. Zeros are added to their bin from the scan's
+// count. Grids within 2^22 bins of 0 compute indices in float (FloatBinIndices, vectorised, exact
+// there); others take the exact double path (FloorScaled).
 template <bool kCheck>
 void Histogram::AddFinite(const float* values, size_t n, uint64_t zeros) {
   const int nb = num_bins();
-  const size_t stride = static_cast<size_t>(nb) + 4;
   thread_local std::vector<uint32_t> counts;
-  counts.assign(stride, 0);
+  if (counts.size() != bins_.size() + 4) counts.assign(bins_.size() + 4, 0);  // Flush keeps them zero
   constexpr size_t kBlock = 256;
   int32_t idx[kBlock];
   const bool float_path = first_bin_ > -(int64_t{1} << 22) && first_bin_ + nb < (int64_t{1} << 22);
-  const float inv_width = float_path ? std::ldexp(1.0f, -exponent_) : 0.0f;
+  const float scale = float_path ? std::ldexp(1.0f, -exponent_) : 0.0f;
+  uint32_t* c = counts.data();
+  size_t since_flush = 0;
   for (size_t start = 0; start < n; start += kBlock) {
     const size_t len = std::min(kBlock, n - start);
     const float* v = values + start;
-    size_t i = 0;
-#if defined(__SSE2__)
     if (float_path) {
-      const __m128 scale = _mm_set1_ps(inv_width);
-      const __m128 zero = _mm_setzero_ps();
-      const __m128i first = _mm_set1_epi32(static_cast<int32_t>(first_bin_));
-      const __m128i spare = _mm_setr_epi32(nb, nb + 1, nb + 2, nb + 3);
-      for (; i + 4 <= len; i += 4) {
-        const __m128 x = _mm_loadu_ps(v + i);
-        const __m128 y = _mm_mul_ps(x, scale);
-        __m128i j = _mm_cvttps_epi32(y);
-        // floor: one less where truncation went up (y < trunc(y)), or where x < 0 underflowed to -0
-        const __m128 up = _mm_or_ps(_mm_cmplt_ps(y, _mm_cvtepi32_ps(j)),
-                                    _mm_and_ps(_mm_cmplt_ps(x, zero), _mm_cmpeq_ps(y, zero)));
-        j = _mm_sub_epi32(_mm_add_epi32(j, _mm_castps_si128(up)), first);
-        const __m128 p = _mm_mul_ps(x, zero);  // NaN iff x is not finite
-        const __m128i skip = _mm_castps_si128(_mm_or_ps(_mm_cmpeq_ps(x, zero), _mm_cmpunord_ps(p, p)));
-        _mm_storeu_si128(reinterpret_cast<__m128i*>(idx + i),
-                         _mm_or_si128(_mm_and_si128(skip, spare), _mm_andnot_si128(skip, j)));
+      FloatBinIndices(v, len, scale, static_cast<int32_t>(first_bin_), nb, kCheck, idx);
+    } else {
+      for (size_t i = 0; i < len; ++i) {
+        const bool skip = v[i] == 0.0f || (kCheck && !std::isfinite(v[i]));
+        idx[i] = skip ? nb + static_cast<int32_t>(i & 3) : static_cast<int32_t>(FloorScaled(v[i], exponent_) - first_bin_);
       }
     }
-#endif
-    for (; i < len; ++i) {
-      const float x = v[i];
-      const bool skip = x == 0.0f || (kCheck && !std::isfinite(x));
-      idx[i] = skip ? nb + static_cast<int32_t>(i & 3) : static_cast<int32_t>(FloorScaled(x, exponent_) - first_bin_);
-    }
-    uint32_t* c = counts.data();
     for (size_t k = 0; k < len; ++k) ++c[idx[k]];
-    if (start % (size_t{1} << 31) == 0 && start > 0) Flush(&counts);  // uint32 counters stay exact
+    since_flush += len;
+    if (since_flush >= (size_t{1} << 31)) {  // 32-bit counters stay exact
+      Flush(&counts);
+      since_flush = 0;
+    }
   }
   Flush(&counts);
   if (zeros > 0) bins_[static_cast<size_t>(-first_bin_)] += zeros;
 }
 
-// Adds the block counters to the bins and clears them.
+// Adds the block counters to the bins and clears them (the spare counters past the bins are never
+// read).
 void Histogram::Flush(std::vector<uint32_t>* counts) {
-  for (size_t k = 0; k < bins_.size(); ++k) bins_[k] += (*counts)[k];
-  std::fill(counts->begin(), counts->end(), 0u);
+  uint32_t* c = counts->data();
+  for (size_t k = 0; k < bins_.size(); ++k) {
+    bins_[k] += c[k];
+    c[k] = 0;
+  }
 }
 
 void Histogram::Add(const float* values, size_t n) {

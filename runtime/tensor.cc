@@ -38,7 +38,11 @@ std::string ShapeToString(const Shape& shape) {
   return s + "]";
 }
 
-Tensor::Tensor(DataType dtype, Shape shape) : dtype_(dtype), shape_(std::move(shape)) {
+Tensor::Tensor(DataType dtype, Shape shape) : Tensor(dtype, std::move(shape), true) {}
+
+Tensor Tensor::Uninitialized(DataType dtype, Shape shape) { return Tensor(dtype, std::move(shape), false); }
+
+Tensor::Tensor(DataType dtype, Shape shape, bool zero_fill) : dtype_(dtype), shape_(std::move(shape)) {
   const size_t esize = ElementSize(dtype);
   if (esize == 0) ThrowInputError("tensors of type ", DataTypeName(dtype), " are not supported");
   size_ = ShapeSize(shape_);
@@ -50,7 +54,11 @@ Tensor::Tensor(DataType dtype, Shape shape) : dtype_(dtype), shape_(std::move(sh
   const size_t bytes = (static_cast<size_t>(size_) * esize + 63) / 64 * 64 + 64;
   void* p = std::aligned_alloc(64, bytes);
   if (!p) ThrowInputError("out of memory allocating ", bytes, " bytes for shape ", ShapeToString(shape_));
-  std::memset(p, 0, bytes);
+  if (zero_fill) {
+    std::memset(p, 0, bytes);
+  } else {  // the padding past the end stays defined, for vector kernels that read it
+    std::memset(static_cast<char*>(p) + bytes - 64, 0, 64);
+  }
   data_ = std::shared_ptr<void>(p, [](void* q) { std::free(q); });
 }
 

@@ -30,9 +30,16 @@ class Tensor {
   Tensor() = default;
   // Allocates a zero-filled tensor. Throws an input error when the size exceeds MaxTensorBytes().
   Tensor(DataType dtype, Shape shape);
+  // As above without the zero fill: for kernels that write every element of their output.
+  static Tensor Uninitialized(DataType dtype, Shape shape);
 
   // A tensor with the given shape sharing this tensor's buffer. REQUIRES: same element count.
   Tensor Reshaped(Shape shape) const;
+
+ private:
+  Tensor(DataType dtype, Shape shape, bool zero_fill);
+
+ public:
 
   template <class T>
   static Tensor FromVector(Shape shape, const std::vector<T>& values, DataType dtype = DataTypeOf<T>::value);

@@ -46,7 +46,7 @@ class Concat : public Kernel {
       out_shape[static_cast<size_t>(axis)] += t.dim(axis);
       parts.push_back(&t);
     }
-    Tensor out(first->dtype(), out_shape);
+    Tensor out = Tensor::Uninitialized(first->dtype(), out_shape);  // every block copied below
     const size_t es = ElementSize(out.dtype());
     const int64_t outer = SizeOfRange(out_shape, 0, axis);
     const int64_t inner = SizeOfRange(out_shape, axis + 1, rank);

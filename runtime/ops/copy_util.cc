@@ -160,7 +160,7 @@ void TransposeCopy(const void* src, const Shape& in_shape, const std::vector<int
 Tensor Transposed(const Tensor& in, const std::vector<int64_t>& perm) {
   Shape out_shape(perm.size());
   for (size_t k = 0; k < perm.size(); ++k) out_shape[k] = in.shape()[static_cast<size_t>(perm[k])];
-  Tensor out(in.dtype(), out_shape);
+  Tensor out = Tensor::Uninitialized(in.dtype(), out_shape);  // a permutation writes every element
   TransposeCopy(in.raw(), in.shape(), perm, ElementSize(in.dtype()), out.raw());
   return out;
 }

@@ -31,7 +31,7 @@ class Gather : public Kernel {
     Shape out_shape(data.shape().begin(), data.shape().begin() + axis);
     out_shape.insert(out_shape.end(), indices.shape().begin(), indices.shape().end());
     out_shape.insert(out_shape.end(), data.shape().begin() + axis + 1, data.shape().end());
-    Tensor out(data.dtype(), out_shape);
+    Tensor out = Tensor::Uninitialized(data.dtype(), out_shape);  // every block copied below
     const int64_t outer = SizeOfRange(data.shape(), 0, axis);
     const size_t block = static_cast<size_t>(SizeOfRange(data.shape(), axis + 1, rank)) * ElementSize(data.dtype());
     const char* src = static_cast<const char*>(data.raw());

@@ -46,7 +46,7 @@ Tensor GemmTyped(const GemmParams& p, const Tensor& a, const Tensor& b, const Te
   const int64_t N = p.trans_b ? b.dim(0) : b.dim(1);
   PTQ_ENFORCE(K == b_k, "inner dimensions differ: A has shape ", ShapeToString(a.shape()), " (transA ", p.trans_a,
               ") and B has shape ", ShapeToString(b.shape()), " (transB ", p.trans_b, ")");
-  Tensor y(a.dtype(), {M, N});
+  Tensor y = Tensor::Uninitialized(a.dtype(), {M, N});  // C broadcast, or beta 0 ignores it
   T beta = static_cast<T>(p.beta);
   if (c && beta != T(0)) {
     BroadcastC<T>(*c, M, N, y.data<T>());

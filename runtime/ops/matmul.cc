@@ -12,7 +12,7 @@ namespace {
 // matrices are stacked into one [batch * M, K] GEMM.
 template <class T>
 Tensor MatMulTyped(const Tensor& a, const Tensor& b, const MatMulShape& s) {
-  Tensor y(a.dtype(), s.output);
+  Tensor y = Tensor::Uninitialized(a.dtype(), s.output);  // every element written by the GEMM
   const T* pa = a.data<T>();
   const T* pb = b.data<T>();
   T* py = y.data<T>();

@@ -1,8 +1,12 @@
-// Row-major GEMM: Eigen maps over the callers' buffers for floating types, a plain loop for integers.
+// Row-major GEMM: the AVX2 kernel for float32 when the CPU has it, else Eigen maps over the callers'
+// buffers for floating types; a plain loop for integers.
 #include "runtime/ops/row_major_gemm.h"
 
 #include <Eigen/Core>
 #include <type_traits>
+
+#include "runtime/cpu_features.h"
+#include "runtime/ops/gemm_f32_avx2.h"
 
 namespace ptq {
 namespace {
@@ -81,6 +85,12 @@ void RowMajorGemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, T
       for (int64_t n = 0; n < N; ++n) c[m * ldc + n] = beta == T(0) ? T(0) : beta * c[m * ldc + n];
     }
     return;
+  }
+  if constexpr (std::is_same<T, float>::value) {
+    if (GetCpuFeatures().avx2_fma) {
+      GemmF32Avx2(trans_a, trans_b, M, N, K, alpha, a, lda, b, ldb, beta, c, ldc);
+      return;
+    }
   }
   if constexpr (std::is_floating_point<T>::value) {
     EigenGemm(trans_a, trans_b, M, N, K, alpha, a, lda, b, ldb, beta, c, ldc);

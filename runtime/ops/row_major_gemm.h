@@ -1,5 +1,5 @@
-// One matrix product over row-major buffers (Eigen's GEMM for float/double), shared by MatMul, Gemm, Conv,
-// ConvTranspose and Einsum.
+// One matrix product over row-major buffers, shared by MatMul, Gemm, Conv, ConvTranspose and Einsum:
+// float by ptq's AVX2/AVX-512 kernels where the CPU has them (gemm_f32_avx2.h), else Eigen.
 #pragma once
 
 #include <cstdint>
@@ -8,8 +8,9 @@ namespace ptq {
 
 // C = alpha * op(A) * op(B) + beta * C, with op(X) = X, or X^T when trans_x.
 // A is stored [M, K] (or [K, M] when trans_a) with row stride lda; B is stored [K, N] (or [N, K] when
-// trans_b) with row stride ldb; C is [M, N] with row stride ldc. Transposed operands are read in place
-// (as column-major views), never copied. beta == 0 ignores C's contents (NaN included).
+// trans_b) with row stride ldb; C is [M, N] with row stride ldc. Operands are read in place (the
+// float kernels pack panels of B into per-thread buffers). beta == 0 ignores C's contents (NaN
+// included). Float results of a row do not depend on M or the thread count (gemm_f32_avx2.h).
 // T is float or double (Eigen), or int32_t, int64_t, uint32_t, uint64_t (plain loops, wrapping
 // arithmetic). REQUIRES: C does not overlap A or B.
 template <class T>

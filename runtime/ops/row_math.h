@@ -15,12 +15,16 @@
 
 namespace ptq {
 
+// Row loops are always inlined, so that they are compiled for the ISA of their caller (see
+// PTQ_TARGET_AVX2 in elementwise.h).
+#define PTQ_ALWAYS_INLINE __attribute__((always_inline)) inline
+
 // Number of independent accumulators of the row reductions (two SSE/one AVX vector of float).
 constexpr int kRowLanes = 8;
 
 // max_i x[i]; -inf when n == 0. NaN elements are skipped unless every element is NaN.
 template <class T>
-T RowMax(const T* __restrict x, int64_t n) {
+PTQ_ALWAYS_INLINE T RowMax(const T* __restrict x, int64_t n) {
   T acc[kRowLanes];
   for (int j = 0; j < kRowLanes; ++j) acc[j] = -std::numeric_limits<T>::infinity();
   int64_t i = 0;
@@ -35,7 +39,7 @@ T RowMax(const T* __restrict x, int64_t n) {
 
 // sum_i x[i]
 template <class T>
-T RowSum(const T* __restrict x, int64_t n) {
+PTQ_ALWAYS_INLINE T RowSum(const T* __restrict x, int64_t n) {
   T acc[kRowLanes] = {};
   int64_t i = 0;
   for (; i + kRowLanes <= n; i += kRowLanes) {
@@ -49,7 +53,7 @@ T RowSum(const T* __restrict x, int64_t n) {
 
 // sum_i (x[i] - c)^2
 template <class T>
-T RowSumSquaredDiff(const T* __restrict x, int64_t n, T c) {
+PTQ_ALWAYS_INLINE T RowSumSquaredDiff(const T* __restrict x, int64_t n, T c) {
   T acc[kRowLanes] = {};
   int64_t i = 0;
   for (; i + kRowLanes <= n; i += kRowLanes) {
@@ -65,18 +69,18 @@ T RowSumSquaredDiff(const T* __restrict x, int64_t n, T c) {
 }
 
 // e^x: the vectorisable float32 approximation (within 2 ulp), std::exp for double.
-inline float ExpOf(float x) { return VecExp(x); }
+PTQ_ALWAYS_INLINE float ExpOf(float x) { return VecExp(x); }
 inline double ExpOf(double x) { return std::exp(x); }
 
 // y[i] = e^(x[i] - c)
 template <class T>
-void RowExpShifted(const T* __restrict x, T c, T* __restrict y, int64_t n) {
+PTQ_ALWAYS_INLINE void RowExpShifted(const T* __restrict x, T c, T* __restrict y, int64_t n) {
   for (int64_t i = 0; i < n; ++i) y[i] = ExpOf(x[i] - c);
 }
 
 // y[i] *= s
 template <class T>
-void RowScale(T* __restrict y, T s, int64_t n) {
+PTQ_ALWAYS_INLINE void RowScale(T* __restrict y, T s, int64_t n) {
   for (int64_t i = 0; i < n; ++i) y[i] *= s;
 }
 

@@ -16,14 +16,15 @@ namespace {
 // Softmax:    y = e^(x - m) / s
 // LogSoftmax: y = x - (m + log s)
 // with m = max_j x_j and s = sum_j e^(x_j - m) over each row of n contiguous elements.
+// Always inlined, so that the AVX2 clone below compiles it (and the row loops) for AVX2.
 template <class T>
-void SoftmaxRows(const T* x, T* y, int64_t rows, int64_t n, bool log) {
-  std::vector<T> tmp(log ? static_cast<size_t>(n) : 0);
+__attribute__((always_inline)) inline void SoftmaxRowsLoop(const T* x, T* y, int64_t rows, int64_t n, bool log,
+                                                           T* tmp) {
   for (int64_t r = 0; r < rows; ++r) {
     const T* xr = x + r * n;
     T* yr = y + r * n;
     const T m = RowMax(xr, n);
-    T* e = log ? tmp.data() : yr;
+    T* e = log ? tmp : yr;
     RowExpShifted(xr, m, e, n);
     const T s = RowSum(e, n);
     if (log) {
@@ -33,6 +34,19 @@ void SoftmaxRows(const T* x, T* y, int64_t rows, int64_t n, bool log) {
       RowScale(yr, T(1) / s, n);
     }
   }
+}
+
+PTQ_TARGET_AVX2 void SoftmaxRowsAvx2(const float* x, float* y, int64_t rows, int64_t n, bool log, float* tmp) {
+  SoftmaxRowsLoop(x, y, rows, n, log, tmp);
+}
+
+template <class T>
+void SoftmaxRows(const T* x, T* y, int64_t rows, int64_t n, bool log) {
+  std::vector<T> tmp(log ? static_cast<size_t>(n) : 0);
+  if constexpr (std::is_same<T, float>::value) {
+    if (UseAvx2Clone<float, float>()) return SoftmaxRowsAvx2(x, y, rows, n, log, tmp.data());
+  }
+  SoftmaxRowsLoop(x, y, rows, n, log, tmp.data());
 }
 
 // The same formulas along the middle axis of [outer, n, inner], vectorised over inner.

@@ -1,0 +1,19 @@
+// Vectorised bin indices for Histogram::Add: j = floor(x * 2^-e) - first_bin per value, in float.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace ptq {
+
+// For i < n: idx[i] = floor(v[i] * scale) - first, where scale = 2^-e. Zeros, and (when
+// `check_finite`) NaN and +-Inf, get skip_base + (i & 3) instead: spare counters, taken in turn so
+// that runs of them do not wait on each other.
+// Exact when scale * v[i] is a normal float or underflows (then the bin is 0 for x > 0 and -1 for
+// x < 0) and |floor(v[i] * scale)| < 2^22: the caller checks the grid (first_bin) for the latter.
+// Uses AVX2 when the CPU has it (GetCpuFeatures), else SSE2, else a scalar loop; all give the same
+// result.
+void FloatBinIndices(const float* v, size_t n, float scale, int32_t first, int32_t skip_base, bool check_finite,
+                     int32_t* idx);
+
+}  // namespace ptq

@@ -1,0 +1,332 @@
+// Float32 GEMM: B packed into K x 16 panels, K and N blocking, OpenMP over tiles, and the AVX2+FMA
+// micro-kernels (6 x 16 ymm tiles); the AVX-512 ones are in gemm_f32_avx512.cc. Only these files'
+// target("avx2,fma") / target("avx512f") functions use those instruction sets (no -mavx2), and they
+// include no Eigen, so no inline function is compiled twice for different instruction sets.
+#include "runtime/ops/gemm_f32_avx2.h"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <vector>
+
+#include "runtime/cpu_features.h"
+#include "runtime/ops/gemm_f32_tile.h"
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#define PTQ_AVX2 __attribute__((target("avx2,fma")))
+#endif
+
+namespace ptq {
+
+F32Kernels BestF32Kernels() { return GetCpuFeatures().avx512f ? F32Kernels::kAvx512 : F32Kernels::kAvx2; }
+
+#if defined(__x86_64__)
+namespace {
+
+constexpr int64_t kMr = kF32TileRows;
+constexpr int64_t kNr = kF32PanelCols;
+constexpr int64_t kMaxKc = 256;  // K block: one packed panel is 16 KiB, stays in L1 across a tile
+constexpr int64_t kNc = 512;     // N block: a packed kc x kNc block (512 KiB at most) stays in L2
+constexpr int64_t kParallelMinMacs = int64_t{1} << 20;  // smaller products run on the calling thread
+// A non-transposed B is read in place for few rows (packing would cost more than it saves) or when
+// small (it then stays in L2 in its own layout; large strided blocks suffer set conflicts and TLB misses).
+constexpr int64_t kInPlaceBMaxRows = 4 * kMr;
+constexpr int64_t kInPlaceBMaxFloats = 64 * 1024;
+
+// The arguments of GemmF32Avx2.
+struct Problem {
+  bool trans_a, trans_b;
+  int64_t M, N, K;
+  float alpha;
+  const float* a;
+  int64_t lda;
+  const float* b;
+  int64_t ldb;
+  float beta;
+  float* c;
+  int64_t ldc;
+  F32Kernels kernels;
+};
+
+// One N block times one K block: columns [n0, n0 + nc), k in [k0, k0 + kc).
+struct Block {
+  int64_t n0, nc, k0, kc;
+  float* packed;        // kc x 16 panels, zero-padded, from panel first_panel on; nullptr: B in place
+  int64_t first_panel;  // the block's panel (16 columns from n0 + 16 * panel) at packed[0]
+};
+
+// _mm256_loadu_si256(kLaneMask + 8 - n) enables the first n of 8 lanes (0 <= n <= 8).
+alignas(64) const int32_t kLaneMask[16] = {-1, -1, -1, -1, -1, -1, -1, -1, 0, 0, 0, 0, 0, 0, 0, 0};
+
+PTQ_AVX2 inline __m256i FirstLanes(int64_t n) {
+  return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(kLaneMask + 8 - n));
+}
+
+// The F32Tile store of 8 floats at p (all when `full`, else the lanes of `mask`).
+PTQ_AVX2 inline void StoreVector(__m256 acc, float* p, bool full, __m256i mask, bool first, __m256 valpha,
+                                 float beta) {
+  const bool read_c = !first || beta != 0.0f;
+  const __m256 old = !read_c ? _mm256_setzero_ps() : full ? _mm256_loadu_ps(p) : _mm256_maskload_ps(p, mask);
+  __m256 v;
+  if (!first) {
+    v = _mm256_fmadd_ps(valpha, acc, old);
+  } else {
+    v = _mm256_mul_ps(valpha, acc);
+    if (beta != 0.0f) v = _mm256_fmadd_ps(_mm256_set1_ps(beta), old, v);
+  }
+  if (full) {
+    _mm256_storeu_ps(p, v);
+  } else {
+    _mm256_maskstore_ps(p, mask, v);
+  }
+}
+
+// The F32Tile contract for kRows x 8 * kVecs columns (fewer stored when t.cols says so). kMaskB loads
+// only the first t.cols columns of B (kVecs == 2, unpadded B). Constant indices into acc only, so that
+// it stays in registers.
+template <int kRows, int kVecs, bool kTransA, bool kMaskB>
+PTQ_AVX2 void MicroKernel(const F32Tile& t) {
+  __m256 acc[kRows][kVecs];
+  __m256i mask[kVecs];
+#pragma GCC unroll 8
+  for (int v = 0; v < kVecs; ++v) {
+    mask[v] = FirstLanes(std::clamp<int64_t>(t.cols - 8 * v, 0, 8));
+#pragma GCC unroll 8
+    for (int r = 0; r < kRows; ++r) acc[r][v] = _mm256_setzero_ps();
+  }
+  const float* a = t.a;
+  const float* b = t.b;
+  const int64_t lda = t.lda;
+  const int64_t kc = t.kc;
+  for (int64_t k = 0; k < kc; ++k) {
+    __m256 bv[kVecs];
+#pragma GCC unroll 8
+    for (int v = 0; v < kVecs; ++v) {
+      const float* src = b + v / 2 * t.panel_stride + v % 2 * 8;
+      bv[v] = kMaskB ? _mm256_maskload_ps(src, mask[v]) : _mm256_loadu_ps(src);
+    }
+#pragma GCC unroll 8
+    for (int r = 0; r < kRows; ++r) {
+      const __m256 ar = _mm256_broadcast_ss(kTransA ? a + r : a + r * lda);
+#pragma GCC unroll 8
+      for (int v = 0; v < kVecs; ++v) acc[r][v] = _mm256_fmadd_ps(ar, bv[v], acc[r][v]);
+    }
+    a += kTransA ? lda : 1;
+    b += t.b_stride;
+  }
+  const __m256 valpha = _mm256_set1_ps(t.alpha);
+  const float beta = t.beta;  // locals: stores to C may alias t
+  const bool first = t.first;
+  float* const c = t.c;
+  const int64_t ldc = t.ldc, cols = t.cols;
+#pragma GCC unroll 8
+  for (int r = 0; r < kRows; ++r) {
+#pragma GCC unroll 8
+    for (int v = 0; v < kVecs; ++v) {
+      if (cols <= 8 * v) continue;
+      StoreVector(acc[r][v], c + r * ldc + 8 * v, cols >= 8 * (v + 1), mask[v], first, valpha, beta);
+    }
+  }
+}
+
+// The tile with ymm registers: rows x 16 columns, or, when full, 1 x 64 and 2 x 32 (enough independent
+// FMA chains to hide the FMA latency); other tiles of 1 or 2 rows go 16 columns at a time.
+template <bool kTransA>
+PTQ_AVX2 void F32TileAvx2(const F32Tile& t) {
+  using KernelFn = void (*)(const F32Tile&);
+  static constexpr KernelFn kKernels[2][kMr] = {
+      {MicroKernel<1, 2, kTransA, false>, MicroKernel<2, 2, kTransA, false>, MicroKernel<3, 2, kTransA, false>,
+       MicroKernel<4, 2, kTransA, false>, MicroKernel<5, 2, kTransA, false>, MicroKernel<6, 2, kTransA, false>},
+      {MicroKernel<1, 2, kTransA, true>, MicroKernel<2, 2, kTransA, true>, MicroKernel<3, 2, kTransA, true>,
+       MicroKernel<4, 2, kTransA, true>, MicroKernel<5, 2, kTransA, true>, MicroKernel<6, 2, kTransA, true>}};
+  if (t.rows == 1 && t.cols == 4 * kNr) {
+    MicroKernel<1, 8, kTransA, false>(t);
+  } else if (t.rows == 2 && t.cols == 2 * kNr) {
+    MicroKernel<2, 4, kTransA, false>(t);
+  } else {
+    for (int64_t j = 0; j * kNr < t.cols; ++j) {
+      F32Tile panel = t;
+      panel.b += j * t.panel_stride;
+      panel.c += j * kNr;
+      panel.cols = std::min(kNr, t.cols - j * kNr);
+      kKernels[!t.b_padded && panel.cols < kNr][t.rows - 1](panel);
+    }
+  }
+}
+
+// How many 16-column panels one tile spans: lone rows get wider tiles, for 8 independent FMA chains.
+int64_t PanelsPerTile(F32Kernels kernels, int64_t M) {
+  const int64_t avx2 = M == 1 ? 4 : M == 2 ? 2 : 1;
+  return kernels == F32Kernels::kAvx512 ? 2 * avx2 : avx2;
+}
+
+// Rows [m0, m0 + rows) by `panels` panels from `panel` of blk (fewer at the N edge), one K block.
+void RunTile(const Problem& p, const Block& blk, int64_t m0, int64_t rows, int64_t panel, int64_t panels) {
+  const bool in_place = blk.packed == nullptr;
+  const int64_t n0 = blk.n0 + panel * kNr;
+  F32Tile t;
+  t.trans_a = p.trans_a;
+  t.lda = p.lda;
+  t.a = p.trans_a ? p.a + blk.k0 * p.lda + m0 : p.a + m0 * p.lda + blk.k0;
+  t.b_stride = in_place ? p.ldb : kNr;
+  t.panel_stride = in_place ? kNr : blk.kc * kNr;
+  t.b = in_place ? p.b + blk.k0 * p.ldb + n0 : blk.packed + (panel - blk.first_panel) * t.panel_stride;
+  t.b_padded = !in_place;
+  t.c = p.c + m0 * p.ldc + n0;
+  t.ldc = p.ldc;
+  t.kc = blk.kc;
+  t.rows = rows;
+  t.cols = std::min(panels * kNr, blk.n0 + blk.nc - n0);
+  t.alpha = p.alpha;
+  t.beta = p.beta;
+  t.first = blk.k0 == 0;
+  if (p.kernels == F32Kernels::kAvx512) {
+    F32TileAvx512(t);
+  } else if (p.trans_a) {
+    F32TileAvx2<true>(t);
+  } else {
+    F32TileAvx2<false>(t);
+  }
+}
+
+// dst[k * 16 + i] = src[i * ld + k] for i, k < 8: an 8 x 8 transpose into a packed panel.
+PTQ_AVX2 void Transpose8x8(const float* src, int64_t ld, float* dst) {
+  __m256 r[8], t[8], u[8];
+  for (int i = 0; i < 8; ++i) r[i] = _mm256_loadu_ps(src + i * ld);
+  for (int i = 0; i < 8; i += 2) {
+    t[i] = _mm256_unpacklo_ps(r[i], r[i + 1]);      // per 128-bit half: rows i, i+1 interleaved, k = 0, 1
+    t[i + 1] = _mm256_unpackhi_ps(r[i], r[i + 1]);  // k = 2, 3
+  }
+  for (int i = 0; i < 8; i += 4) {
+    u[i] = _mm256_shuffle_ps(t[i], t[i + 2], _MM_SHUFFLE(1, 0, 1, 0));          // rows i..i+3 at k = 0 | 4
+    u[i + 1] = _mm256_shuffle_ps(t[i], t[i + 2], _MM_SHUFFLE(3, 2, 3, 2));      // k = 1 | 5
+    u[i + 2] = _mm256_shuffle_ps(t[i + 1], t[i + 3], _MM_SHUFFLE(1, 0, 1, 0));  // k = 2 | 6
+    u[i + 3] = _mm256_shuffle_ps(t[i + 1], t[i + 3], _MM_SHUFFLE(3, 2, 3, 2));  // k = 3 | 7
+  }
+  for (int k = 0; k < 4; ++k) {
+    _mm256_storeu_ps(dst + k * kNr, _mm256_permute2f128_ps(u[k], u[k + 4], 0x20));
+    _mm256_storeu_ps(dst + (k + 4) * kNr, _mm256_permute2f128_ps(u[k], u[k + 4], 0x31));
+  }
+}
+
+// Packs panel `panel` of blk: dst[k * 16 + i] = B(k0 + k, n0 + i), zero for columns at or past N.
+PTQ_AVX2 void PackPanel(const Problem& p, const Block& blk, int64_t panel) {
+  const int64_t n0 = blk.n0 + panel * kNr;
+  const int64_t cols = std::min(kNr, blk.n0 + blk.nc - n0);
+  float* dst = blk.packed + (panel - blk.first_panel) * blk.kc * kNr;
+  if (!p.trans_b) {  // B(k, n) = b[k * ldb + n]: rows of 16 contiguous floats
+    const __m256i mask0 = FirstLanes(std::min<int64_t>(cols, 8));
+    const __m256i mask1 = FirstLanes(std::max<int64_t>(cols - 8, 0));
+    const float* src = p.b + blk.k0 * p.ldb + n0;
+    for (int64_t k = 0; k < blk.kc; ++k, src += p.ldb, dst += kNr) {
+      _mm256_storeu_ps(dst, cols >= 8 ? _mm256_loadu_ps(src) : _mm256_maskload_ps(src, mask0));
+      const __m256 high = cols >= kNr ? _mm256_loadu_ps(src + 8)
+                          : cols > 8  ? _mm256_maskload_ps(src + 8, mask1)
+                                      : _mm256_setzero_ps();  // no load at all: see gemm_f32_avx512.cc
+      _mm256_storeu_ps(dst + 8, high);
+    }
+    return;
+  }
+  // B(k, n) = b[n * ldb + k]: transpose 8 columns x 8 k at a time, scalar at the edges.
+  for (int64_t i0 = 0; i0 < kNr; i0 += 8) {
+    const float* src = p.b + (n0 + i0) * p.ldb + blk.k0;
+    int64_t k = 0;
+    if (cols >= i0 + 8) {
+      for (; k + 8 <= blk.kc; k += 8) Transpose8x8(src + k, p.ldb, dst + k * kNr + i0);
+    }
+    for (; k < blk.kc; ++k) {
+      for (int64_t i = 0; i < 8; ++i) dst[k * kNr + i0 + i] = i0 + i < cols ? src[i * p.ldb + k] : 0.0f;
+    }
+  }
+}
+
+// A 64-byte aligned buffer of at least `floats` floats, owned by the calling thread and reused.
+float* PackBuffer(int64_t floats) {
+  thread_local std::vector<float> buffer;
+  if (buffer.size() < static_cast<size_t>(floats + 16)) buffer.resize(static_cast<size_t>(floats + 16));
+  const uintptr_t addr = reinterpret_cast<uintptr_t>(buffer.data());
+  return reinterpret_cast<float*>((addr + 63) & ~uintptr_t{63});
+}
+
+// How threads share the product: share s takes slice s % tn of each N block's panel groups (tiles'
+// column ranges) and slice s / tn of the row blocks.
+struct Split {
+  int tn, tm;
+};
+
+// The split of at most `threads` shares with the best speedup, counting whole tiles; among equals the
+// one that splits N most: each share then packs only the panels it uses, and packs none twice.
+Split ChooseSplit(int64_t groups, int64_t row_blocks, int threads) {
+  Split best{1, 1};
+  double best_speedup = 1.0;  // work / the largest share's work
+  for (int tn = threads; tn >= 1; --tn) {
+    const int tm = threads / tn;
+    const double speedup = double(groups) / double((groups + tn - 1) / tn) * double(row_blocks) /
+                           double((row_blocks + tm - 1) / tm);
+    if (speedup > best_speedup) {
+      best = {tn, tm};
+      best_speedup = speedup;
+    }
+  }
+  return best;
+}
+
+// Share `share` of the product, with no synchronisation: N blocks outer, K blocks (of a balanced size
+// that depends on K alone) inner; in each block, pack the share's panels into the thread's own buffer,
+// then compute its tiles row block by row block, so that A's rows stay in L1 across the panels.
+void RunShare(const Problem& p, bool pack, Split split, int share) {
+  const int64_t group = PanelsPerTile(p.kernels, p.M);
+  const int64_t row_blocks = (p.M + kMr - 1) / kMr;
+  const int64_t in = share % split.tn, im = share / split.tn;
+  const int64_t rb0 = row_blocks * im / split.tm, rb1 = row_blocks * (im + 1) / split.tm;
+  const int64_t k_blocks = (p.K + kMaxKc - 1) / kMaxKc;
+  const int64_t kc = (p.K + k_blocks - 1) / k_blocks;
+  for (int64_t n0 = 0; n0 < p.N; n0 += kNc) {
+    const int64_t nc = std::min(kNc, p.N - n0);
+    const int64_t panels = (nc + kNr - 1) / kNr;
+    const int64_t groups = (panels + group - 1) / group;
+    const int64_t g0 = groups * in / split.tn, g1 = groups * (in + 1) / split.tn;
+    const int64_t j0 = g0 * group, j1 = std::min(g1 * group, panels);
+    if (j0 >= j1) continue;
+    float* packed = pack ? PackBuffer(kc * (j1 - j0) * kNr) : nullptr;
+    for (int64_t k0 = 0; k0 < p.K; k0 += kc) {
+      const Block blk{n0, nc, k0, std::min(kc, p.K - k0), packed, j0};
+      for (int64_t j = j0; pack && j < j1; ++j) PackPanel(p, blk, j);
+      for (int64_t rb = rb0; rb < rb1; ++rb) {
+        for (int64_t g = g0; g < g1; ++g) RunTile(p, blk, rb * kMr, std::min(kMr, p.M - rb * kMr), g * group, group);
+      }
+    }
+  }
+}
+
+}  // namespace
+
+void GemmF32Avx2(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, float alpha, const float* a,
+                 int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc, F32Kernels kernels) {
+  const Problem p{trans_a, trans_b, M, N, K, alpha, a, lda, b, ldb, beta, c, ldc, kernels};
+  const bool pack = trans_b || (M > kInPlaceBMaxRows && K * N > kInPlaceBMaxFloats);
+  const int64_t group = PanelsPerTile(kernels, M);
+  const int64_t groups = ((std::min(kNc, N) + kNr - 1) / kNr + group - 1) / group;  // in a full N block
+  const int threads = M * N * K > kParallelMinMacs && !omp_in_parallel() ? omp_get_max_threads() : 1;
+  const Split split = ChooseSplit(groups, (M + kMr - 1) / kMr, threads);
+  const int shares = split.tn * split.tm;
+  if (shares == 1) {
+    RunShare(p, pack, split, 0);
+    return;
+  }
+#pragma omp parallel num_threads(shares)
+  for (int s = omp_get_thread_num(); s < shares; s += omp_get_num_threads()) RunShare(p, pack, split, s);
+}
+
+#else  // not x86-64: GetCpuFeatures().avx2_fma is always false, so this is never called.
+
+void GemmF32Avx2(bool, bool, int64_t, int64_t, int64_t, float, const float*, int64_t, const float*, int64_t, float,
+                 float*, int64_t, F32Kernels) {
+  std::abort();
+}
+
+#endif
+
+}  // namespace ptq

@@ -1,0 +1,31 @@
+// Float32 GEMM for CPUs with AVX2 and FMA, optionally AVX-512F (per-function target attributes,
+// chosen at run time).
+#pragma once
+
+#include <cstdint>
+
+namespace ptq {
+
+// The micro-kernels GemmF32Avx2 runs: tiles of up to 6 x 16 in ymm registers (AVX2+FMA), or of up to
+// 6 x 32 in zmm registers (AVX-512F; packing still uses AVX2). Both give bit-identical results.
+enum class F32Kernels { kAvx2, kAvx512 };
+
+// kAvx512 when GetCpuFeatures().avx512f, else kAvx2.
+F32Kernels BestF32Kernels();
+
+// C = alpha * op(A) * op(B) + beta * C, with the layout contract of RowMajorGemm (row_major_gemm.h):
+// A is [M, K] (or [K, M] when trans_a) with row stride lda, B is [K, N] (or [N, K] when trans_b) with
+// row stride ldb, C is [M, N] with row stride ldc; beta == 0 never reads C (NaN included).
+// Every C element is computed by the same operations whatever M, the thread count, the kernels, or
+// the element's place in a tile: for each K block of fixed size (a function of K alone), acc = 0 and
+// then acc = fma(A(m, k), B(k, n), acc) for k increasing; the first block stores alpha * acc +
+// beta * C (as fma(beta, C, alpha * acc); alpha * acc when beta == 0), each later block
+// fma(alpha, acc, C). So a row's result does not depend on which other rows share the call.
+// Runs on OpenMP threads (omp_get_max_threads) when M * N * K > 2^20.
+// REQUIRES: GetCpuFeatures().avx2_fma, and .avx512f for kAvx512 (x86-64 only: elsewhere this aborts);
+// M, N, K > 0; C does not overlap A or B.
+void GemmF32Avx2(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, float alpha, const float* a,
+                 int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc,
+                 F32Kernels kernels = BestF32Kernels());
+
+}  // namespace ptq

@@ -1,0 +1,104 @@
+// AVX-512F micro-kernels of the float32 GEMM: tiles of up to 6 x 32 (1 x 128, 2 x 64) in zmm registers.
+// No Eigen here and AVX-512 only in target("avx512f") functions (see gemm_f32_avx2.cc).
+#include "runtime/ops/gemm_f32_tile.h"
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+
+#include <algorithm>
+
+#define PTQ_AVX512 __attribute__((target("avx512f")))
+
+namespace ptq {
+namespace {
+
+// The first n lanes of 16 (0 <= n <= 16).
+PTQ_AVX512 inline __mmask16 FirstLanes16(int64_t n) { return static_cast<__mmask16>((1u << n) - 1u); }
+
+// The F32Tile contract for kRows rows and 16 * kVecs columns (fewer when t.cols says so, by masking
+// loads and stores; masked-off lanes are never read, so an unpadded B or short C row is safe).
+template <int kRows, int kVecs, bool kTransA>
+PTQ_AVX512 void Kernel(const F32Tile& t) {
+  __m512 acc[kRows][kVecs];
+  __mmask16 mask[kVecs];
+#pragma GCC unroll 8
+  for (int v = 0; v < kVecs; ++v) {
+    mask[v] = FirstLanes16(std::clamp<int64_t>(t.cols - 16 * v, 0, 16));
+#pragma GCC unroll 8
+    for (int r = 0; r < kRows; ++r) acc[r][v] = _mm512_setzero_ps();
+  }
+  const float* a = t.a;
+  const float* b = t.b;
+  const int64_t lda = t.lda;
+  const int64_t kc = t.kc;
+  for (int64_t k = 0; k < kc; ++k) {
+    __m512 bv[kVecs];
+#pragma GCC unroll 8
+    for (int v = 0; v < kVecs; ++v) bv[v] = _mm512_maskz_loadu_ps(mask[v], b + v * t.panel_stride);
+#pragma GCC unroll 8
+    for (int r = 0; r < kRows; ++r) {
+      const __m512 ar = _mm512_set1_ps(kTransA ? a[r] : a[r * lda]);
+#pragma GCC unroll 8
+      for (int v = 0; v < kVecs; ++v) acc[r][v] = _mm512_fmadd_ps(ar, bv[v], acc[r][v]);
+    }
+    a += kTransA ? lda : 1;
+    b += t.b_stride;
+  }
+  const __m512 valpha = _mm512_set1_ps(t.alpha);
+  const __m512 vbeta = _mm512_set1_ps(t.beta);
+  const bool first = t.first, use_beta = t.beta != 0.0f;  // locals: stores to C may alias t
+  float* const c = t.c;
+  const int64_t ldc = t.ldc;
+#pragma GCC unroll 8
+  for (int r = 0; r < kRows; ++r) {
+#pragma GCC unroll 8
+    for (int v = 0; v < kVecs; ++v) {
+      float* p = c + r * ldc + 16 * v;
+      __m512 out;
+      if (!first) {
+        out = _mm512_fmadd_ps(valpha, acc[r][v], _mm512_maskz_loadu_ps(mask[v], p));
+      } else {
+        out = _mm512_mul_ps(valpha, acc[r][v]);
+        if (use_beta) out = _mm512_fmadd_ps(vbeta, _mm512_maskz_loadu_ps(mask[v], p), out);
+      }
+      _mm512_mask_storeu_ps(p, mask[v], out);
+    }
+  }
+}
+
+// Picks the instance with just enough vectors for t.cols: a masked load whose lanes are all off still
+// costs a microcode assist when its address is unmapped, so none is issued past the tile.
+template <bool kTransA>
+void Dispatch(const F32Tile& t) {
+  using KernelFn = void (*)(const F32Tile&);
+  static constexpr KernelFn kOneRow[8] = {Kernel<1, 1, kTransA>, Kernel<1, 2, kTransA>, Kernel<1, 3, kTransA>,
+                                          Kernel<1, 4, kTransA>, Kernel<1, 5, kTransA>, Kernel<1, 6, kTransA>,
+                                          Kernel<1, 7, kTransA>, Kernel<1, 8, kTransA>};
+  static constexpr KernelFn kTwoRows[4] = {Kernel<2, 1, kTransA>, Kernel<2, 2, kTransA>, Kernel<2, 3, kTransA>,
+                                           Kernel<2, 4, kTransA>};
+  static constexpr KernelFn kMoreRows[2][kF32TileRows - 2] = {
+      {Kernel<3, 1, kTransA>, Kernel<4, 1, kTransA>, Kernel<5, 1, kTransA>, Kernel<6, 1, kTransA>},
+      {Kernel<3, 2, kTransA>, Kernel<4, 2, kTransA>, Kernel<5, 2, kTransA>, Kernel<6, 2, kTransA>}};
+  const int64_t vecs = (t.cols + 15) / 16;
+  if (t.rows == 1) {
+    kOneRow[vecs - 1](t);
+  } else if (t.rows == 2) {
+    kTwoRows[vecs - 1](t);
+  } else {
+    kMoreRows[vecs - 1][t.rows - 3](t);
+  }
+}
+
+}  // namespace
+
+void F32TileAvx512(const F32Tile& t) {
+  if (t.trans_a) {
+    Dispatch<true>(t);
+  } else {
+    Dispatch<false>(t);
+  }
+}
+
+}  // namespace ptq
+
+#endif  // defined(__x86_64__)

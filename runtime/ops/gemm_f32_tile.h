@@ -1,0 +1,38 @@
+// One register tile's work in the float32 GEMM (gemm_f32_avx2.cc), as handed to a micro-kernel.
+#pragma once
+
+#include <cstdint>
+
+namespace ptq {
+
+constexpr int64_t kF32TileRows = 6;    // rows of every register tile (fewer at the M edge)
+constexpr int64_t kF32PanelCols = 16;  // columns of a packed B panel; tiles span whole panels
+
+// C(r, n) for r < rows, n < cols, over one K block of kc: acc = 0, then acc = fma(A(r, k), B(k, n), acc)
+// for k = 0, 1, ..., kc - 1; then, in the first K block, C = alpha * acc, or fma(beta, C, alpha * acc)
+// when beta != 0 (beta == 0 never reads C), and in later blocks C = fma(alpha, acc, C). Every micro-
+// kernel, of whatever width or instruction set, does exactly this per element, so results are
+// bit-identical whichever kernel computes an element.
+struct F32Tile {
+  const float* a;  // A(r, k) = a[r * lda + k], or a[k * lda + r] when trans_a
+  int64_t lda;
+  bool trans_a;
+  const float* b;  // B(k, 16j + i) = b[k * b_stride + j * panel_stride + i], i < 16
+  int64_t b_stride;
+  int64_t panel_stride;
+  bool b_padded;  // every panel the tile touches holds 16 readable columns (packed B); else only `cols`
+  float* c;       // C(r, n) = c[r * ldc + n]
+  int64_t ldc;
+  int64_t kc;
+  int64_t rows;  // 1 .. kF32TileRows
+  int64_t cols;  // 1 .. the kernel's width
+  float alpha, beta;
+  bool first;  // first K block
+};
+
+// The tile with zmm registers (AVX-512F): rows x 32 columns, or rows x 128 for rows == 1 and x 64 for
+// rows == 2 (wide enough for 8 independent FMA chains), fewer columns at the N edge.
+// REQUIRES: GetCpuFeatures().avx512f; x86-64 builds only.
+void F32TileAvx512(const F32Tile& t);
+
+}  // namespace ptq

@@ -1,0 +1,267 @@
+// Tests of GemmF32Avx2, with the AVX2 and (where the CPU has them) AVX-512 kernels, against a
+// double-accumulating reference (shapes, transposes, strides, alpha, beta, NaN in C with beta == 0,
+// reads past the operands); of its bit-for-bit independence from M, thread count and kernels; and of
+// the PTQ_CPU override of CPU feature detection.
+#include "runtime/ops/gemm_f32_avx2.h"
+
+#include <gtest/gtest.h>
+#include <omp.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "runtime/cpu_features.h"
+
+namespace ptq {
+namespace {
+
+// Error bound, relative to |alpha| * sum_k |a||b| + |beta * c|. Summing K products in float with one
+// rounding per FMA errs by at most about K * u * sum |a||b| (u = 2^-24, the standard gamma_K bound);
+// the K-block combination, the alpha product and the beta FMA add a few roundings more. kGemmTolerance
+// * (K + 4) with kGemmTolerance = 2^-23 = 2u is that worst case with a factor 2 to spare, while a wrong
+// or missing term (of size ~ sum / K) still exceeds it by orders of magnitude.
+constexpr double kGemmTolerance = std::numeric_limits<float>::epsilon();
+constexpr float kPadding = -12345.0f;  // C entries between N and ldc: must stay untouched
+
+#define PTQ_REQUIRE_AVX2()                                                              \
+  if (!GetCpuFeatures().avx2_fma) GTEST_SKIP() << "the CPU lacks AVX2/FMA (or PTQ_CPU=baseline)"
+
+// The kernel sets this CPU can run.
+std::vector<F32Kernels> RunnableKernels() {
+  std::vector<F32Kernels> out{F32Kernels::kAvx2};
+  if (GetCpuFeatures().avx512f) out.push_back(F32Kernels::kAvx512);
+  return out;
+}
+
+const char* Name(F32Kernels k) { return k == F32Kernels::kAvx512 ? "avx512" : "avx2"; }
+
+// n floats ending right before an inaccessible page, so that a read past the end crashes the test.
+class GuardedFloats {
+ public:
+  explicit GuardedFloats(size_t n) {
+    const size_t page = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+    const size_t data_bytes = (n * sizeof(float) + page - 1) / page * page;
+    bytes_ = data_bytes + page;
+    base_ = static_cast<char*>(mmap(nullptr, bytes_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+    if (base_ == MAP_FAILED || mprotect(base_ + data_bytes, page, PROT_NONE) != 0) std::abort();
+    data_ = reinterpret_cast<float*>(base_ + data_bytes) - n;
+  }
+  GuardedFloats(const GuardedFloats&) = delete;
+  GuardedFloats& operator=(const GuardedFloats&) = delete;
+  ~GuardedFloats() { munmap(base_, bytes_); }
+  float* data() const { return data_; }
+
+ private:
+  char* base_;
+  size_t bytes_;
+  float* data_;
+};
+
+// A row-major [rows, cols] matrix of random values in [-1, 1] with row stride ld = cols + pad, its
+// last element the last before a guard page; fill_outside between the rows, so that a read of the
+// gaps would show in the product.
+struct Matrix {
+  int64_t rows, cols, ld;
+  size_t size;
+  GuardedFloats storage;
+  float* data;
+  Matrix(int64_t r, int64_t c, int64_t pad, std::mt19937& rng, float fill_outside)
+      : rows(r), cols(c), ld(c + pad), size(static_cast<size_t>((r - 1) * (c + pad) + c)), storage(size),
+        data(storage.data()) {
+    std::fill(data, data + size, fill_outside);
+    std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+    for (int64_t i = 0; i < r; ++i) {
+      for (int64_t j = 0; j < c; ++j) data[i * ld + j] = dist(rng);
+    }
+  }
+  float at(int64_t i, int64_t j) const { return data[i * ld + j]; }
+};
+
+struct GemmCase {
+  bool trans_a, trans_b;
+  int64_t M, N, K;
+  float alpha, beta;
+  F32Kernels kernels;
+};
+
+// Runs one case on fresh random data and checks every C entry against the reference (and the padding).
+void CheckCase(const GemmCase& g, std::mt19937& rng) {
+  const float nan = std::numeric_limits<float>::quiet_NaN();
+  const Matrix a(g.trans_a ? g.K : g.M, g.trans_a ? g.M : g.K, g.trans_a ? 3 : 5, rng, nan);
+  const Matrix b(g.trans_b ? g.N : g.K, g.trans_b ? g.K : g.N, g.trans_b ? 7 : 2, rng, nan);
+  Matrix c(g.M, g.N, 4, rng, kPadding);
+  if (g.beta == 0.0f) {
+    for (int64_t i = 0; i < g.M; ++i) {
+      for (int64_t j = 0; j < g.N; ++j) c.data[i * c.ld + j] = nan;  // must not leak
+    }
+  }
+  const std::vector<float> c0(c.data, c.data + c.size);
+  GemmF32Avx2(g.trans_a, g.trans_b, g.M, g.N, g.K, g.alpha, a.data, a.ld, b.data, b.ld, g.beta, c.data, c.ld,
+              g.kernels);
+  const std::string where = "M=" + std::to_string(g.M) + " N=" + std::to_string(g.N) + " K=" + std::to_string(g.K) +
+                            " trans_a=" + std::to_string(g.trans_a) + " trans_b=" + std::to_string(g.trans_b) +
+                            " beta=" + std::to_string(g.beta) + " " + Name(g.kernels);
+  int failures = 0;
+  for (int64_t m = 0; m < g.M; ++m) {
+    for (int64_t n = 0; n < g.N; ++n) {
+      double sum = 0.0, magnitude = 0.0;
+      for (int64_t k = 0; k < g.K; ++k) {
+        const double p = double(g.trans_a ? a.at(k, m) : a.at(m, k)) * double(g.trans_b ? b.at(n, k) : b.at(k, n));
+        sum += p;
+        magnitude += std::fabs(p);
+      }
+      double expected = double(g.alpha) * sum;
+      magnitude *= std::fabs(g.alpha);
+      if (g.beta != 0.0f) {
+        const double old = c0[static_cast<size_t>(m * c.ld + n)];
+        expected += double(g.beta) * old;
+        magnitude += std::fabs(double(g.beta) * old);
+      }
+      const double tolerance = kGemmTolerance * double(g.K + 4) * magnitude;
+      const float got = c.at(m, n);
+      if (!(std::fabs(got - expected) <= tolerance) && ++failures <= 5) {
+        ADD_FAILURE() << where << ": C(" << m << ", " << n << ") = " << got << ", expected " << expected << " +- "
+                      << tolerance;
+      }
+    }
+    for (int64_t n = g.N; n < c.ld && m + 1 < g.M; ++n) {  // the gap after each row but the last
+      if (c.at(m, n) != kPadding && ++failures <= 5) ADD_FAILURE() << where << ": wrote padding at " << m << ", " << n;
+    }
+  }
+}
+
+class GemmF32Avx2Sweep : public ::testing::TestWithParam<std::tuple<bool, bool, F32Kernels>> {};
+
+TEST_P(GemmF32Avx2Sweep, MatchesDoubleReference) {
+  PTQ_REQUIRE_AVX2();
+  const auto [trans_a, trans_b, kernels] = GetParam();
+  if (kernels == F32Kernels::kAvx512 && !GetCpuFeatures().avx512f) GTEST_SKIP() << "the CPU lacks AVX-512F";
+  std::mt19937 rng(trans_a * 2 + trans_b + 1);
+  const float betas[] = {0.0f, 1.0f, 0.5f};
+  const float alphas[] = {1.0f, -0.75f, 1.5f, 2.0f};
+  int index = 0;
+  for (int64_t M : {1, 2, 5, 6, 7, 13, 64, 130}) {
+    for (int64_t N : {1, 3, 15, 16, 17, 33, 100}) {
+      for (int64_t K : {1, 2, 7, 64, 255, 300, 513}) {
+        // Cycling beta and alpha at different periods covers each with every shape family.
+        CheckCase({trans_a, trans_b, M, N, K, alphas[index % 4], betas[index % 3], kernels}, rng);
+        ++index;
+        if (HasFailure()) return;
+      }
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(AllTransposes, GemmF32Avx2Sweep,
+                         ::testing::Combine(::testing::Bool(), ::testing::Bool(),
+                                            ::testing::Values(F32Kernels::kAvx2, F32Kernels::kAvx512)),
+                         [](const auto& info) {  // e.g. "At_B_avx2" for trans_a, not trans_b, AVX2 kernels
+                           return std::string(std::get<0>(info.param) ? "At_" : "A_") +
+                                  (std::get<1>(info.param) ? "Bt_" : "B_") + Name(std::get<2>(info.param));
+                         });
+
+TEST(GemmF32Avx2, WideNEdgeAndPartialKBlocks) {
+  PTQ_REQUIRE_AVX2();
+  std::mt19937 rng(42);
+  for (F32Kernels kernels : RunnableKernels()) {
+    for (bool trans_b : {false, true}) {
+      // N past one N block (512 columns) with an edge; K over several K blocks; wide 1- and 2-row tiles.
+      for (int64_t M : {1, 2, 3, 13, 25}) CheckCase({false, trans_b, M, 600, 777, 0.5f, 1.0f, kernels}, rng);
+    }
+  }
+}
+
+// C for all M rows of fixed random A, B, C (beta = 0.5 so C is read; K over two K blocks).
+std::vector<float> RowsOf(bool trans_a, bool trans_b, int64_t M, int64_t row0, const Matrix& a, const Matrix& b,
+                          const Matrix& c, F32Kernels kernels) {
+  std::vector<float> out(c.data + row0 * c.ld, c.data + (row0 + M - 1) * c.ld + c.cols);
+  const float* pa = trans_a ? a.data + row0 : a.data + row0 * a.ld;
+  GemmF32Avx2(trans_a, trans_b, M, c.cols, trans_b ? b.cols : b.rows, 1.25f, pa, a.ld, b.data, b.ld, 0.5f,
+              out.data(), c.ld, kernels);
+  return out;
+}
+
+// Also across kernel sets: every row is compared with the AVX2 kernels' result for it alone.
+TEST(GemmF32Avx2, RowResultsDoNotDependOnMOrKernels) {
+  PTQ_REQUIRE_AVX2();
+  std::mt19937 rng(7);
+  constexpr int64_t kRows = 130, kN = 33, kK = 300, kRow = 5;
+  for (bool trans_a : {false, true}) {
+    for (bool trans_b : {false, true}) {
+      const Matrix a(trans_a ? kK : kRows, trans_a ? kRows : kK, 1, rng, 0.0f);
+      const Matrix b(trans_b ? kN : kK, trans_b ? kK : kN, 1, rng, 0.0f);
+      const Matrix c(kRows, kN, 1, rng, 0.0f);
+      const std::vector<float> alone = RowsOf(trans_a, trans_b, 1, kRow, a, b, c, F32Kernels::kAvx2);
+      // Row kRow alone and inside batches of other sizes, at other positions in the 6-row tiles, with
+      // B packed or read in place.
+      for (F32Kernels kernels : RunnableKernels()) {
+        for (int64_t M : {1, 2, 6, 13, 30, 130}) {
+          for (int64_t row0 : {int64_t{0}, kRow - 1, kRow}) {
+            if (row0 + M > kRows || kRow >= row0 + M) continue;
+            const std::vector<float> batch = RowsOf(trans_a, trans_b, M, row0, a, b, c, kernels);
+            EXPECT_EQ(0, std::memcmp(alone.data(), batch.data() + (kRow - row0) * c.ld, kN * sizeof(float)))
+                << "trans_a=" << trans_a << " trans_b=" << trans_b << " M=" << M << " row0=" << row0 << " "
+                << Name(kernels);
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST(GemmF32Avx2, ThreadCountDoesNotChangeBits) {
+  PTQ_REQUIRE_AVX2();
+  std::mt19937 rng(11);
+  const Matrix a(256, 384, 0, rng, 0.0f), b(384, 200, 0, rng, 0.0f);
+  const int saved = omp_get_max_threads();
+  for (F32Kernels kernels : RunnableKernels()) {
+    std::vector<float> one(256 * 200), many(256 * 200);
+    omp_set_num_threads(1);
+    GemmF32Avx2(false, false, 256, 200, 384, 1.0f, a.data, a.ld, b.data, b.ld, 0.0f, one.data(), 200, kernels);
+    omp_set_num_threads(3);  // more threads than cores is fine, and splits the tiles differently
+    GemmF32Avx2(false, false, 256, 200, 384, 1.0f, a.data, a.ld, b.data, b.ld, 0.0f, many.data(), 200, kernels);
+    omp_set_num_threads(saved);
+    EXPECT_EQ(0, std::memcmp(one.data(), many.data(), one.size() * sizeof(float))) << Name(kernels);
+  }
+}
+
+TEST(CpuFeatures, OverrideParsing) {
+  const CpuFeatures all{true, true, true, true};
+  bool known = false;
+  const CpuFeatures baseline = ApplyCpuOverride(all, "baseline", &known);
+  EXPECT_TRUE(known);
+  EXPECT_FALSE(baseline.avx2_fma || baseline.avx512f || baseline.avx512_vnni || baseline.avx_vnni);
+  for (const char* keep : {static_cast<const char*>(nullptr), "", "native"}) {
+    const CpuFeatures f = ApplyCpuOverride(all, keep, &known);
+    EXPECT_TRUE(known);
+    EXPECT_TRUE(f.avx2_fma && f.avx512f && f.avx512_vnni && f.avx_vnni);
+  }
+  const CpuFeatures typo = ApplyCpuOverride(all, "basline", &known);
+  EXPECT_FALSE(known);
+  EXPECT_TRUE(typo.avx2_fma);
+}
+
+TEST(CpuFeatures, BaselineEnvironmentDisablesEverything) {
+  const char* old = std::getenv(kCpuEnvVar);
+  const std::string saved = old ? old : "";
+  setenv(kCpuEnvVar, "baseline", 1);
+  const CpuFeatures f = DetectCpuFeatures();
+  if (old) {
+    setenv(kCpuEnvVar, saved.c_str(), 1);
+  } else {
+    unsetenv(kCpuEnvVar);
+  }
+  EXPECT_FALSE(f.avx2_fma || f.avx512f || f.avx512_vnni || f.avx_vnni);
+}
+
+}  // namespace
+}  // namespace ptq
