@@ -8,5 +8,6 @@ int RunCommand(int argc, char** argv);    // ptq run
 int BenchCommand(int argc, char** argv);  // ptq bench
 int CalibrateCommand(int argc, char** argv);   // ptq calibrate
 int MergeStatsCommand(int argc, char** argv);  // ptq merge-stats
+int RewriteCommand(int argc, char** argv);     // ptq rewrite
 
 }  // namespace ptq

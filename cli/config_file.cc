@@ -62,4 +62,10 @@ ConfigFile LoadConfig(const std::string& path, const std::vector<std::string>& s
   return c;
 }
 
+std::string DefaultTablePath(const ConfigFile& config) {
+  namespace fs = std::filesystem;
+  const fs::path out(config.output);
+  return (out.parent_path() / (out.stem().string() + ".calib.json")).string();
+}
+
 }  // namespace ptq

@@ -19,4 +19,8 @@ struct ConfigFile {
 // "key.path=value" of `sets` (value parsed as JSON, else taken as a string), and checks the top-level keys.
 ConfigFile LoadConfig(const std::string& path, const std::vector<std::string>& sets);
 
+// Where the calibration table goes when neither --out/--table nor calibration.table says:
+// beside `output`, named <output stem>.calib.json.
+std::string DefaultTablePath(const ConfigFile& config);
+
 }  // namespace ptq

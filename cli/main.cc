@@ -17,6 +17,7 @@ commands:
   bench        time a model on a folder of inputs (median and min latency, JSON)
   calibrate    run the float model over calibration data and write the calibration table
   merge-stats  merge the calibration tables of shards into one
+  rewrite      write the quantized model from the float model and the calibration table
 
 options:
   --help     show this help (also: ptq <command> --help)
@@ -35,6 +36,7 @@ constexpr Command kCommands[] = {
     {"bench", ptq::BenchCommand},
     {"calibrate", ptq::CalibrateCommand},
     {"merge-stats", ptq::MergeStatsCommand},
+    {"rewrite", ptq::RewriteCommand},
 };
 
 }  // namespace

@@ -1,0 +1,72 @@
+// ptq rewrite: writes the quantized model from the float model, the calibration table and the config.
+#include <filesystem>
+#include <iostream>
+
+#include "cli/args.h"
+#include "cli/commands.h"
+#include "cli/config_file.h"
+#include "calibrate/calibration_config.h"
+#include "rewrite/quant_table.h"
+#include "rewrite/rewriter.h"
+#include "runtime/file_util.h"
+#include "runtime/model_io.h"
+#include "runtime/sha256.h"
+
+namespace ptq {
+namespace {
+
+constexpr const char* kRewriteUsage = R"(usage: ptq rewrite --config C [--table TABLE] [--out MODEL] [--set key=value]... [--quiet]
+
+Reads the float model and the calibration table (from ptq calibrate) and writes the quantized model:
+QOperator form (QLinearMatMul, MatMulInteger, QLinearConv, QuantizeLinear/DequantizeLinear at the
+float boundaries) or, with quantization.format "qdq", QuantizeLinear/DequantizeLinear pairs. The model
+is not run. The result passes the ONNX checker and strict shape inference before it is written.
+--table TABLE  the calibration table (default: calibration.table, else <output stem>.calib.json)
+--out MODEL    where to write (default: the config's output; never the input model)
+)";
+
+std::string ModelDir(const std::string& model) {
+  const std::string d = std::filesystem::path(model).parent_path().string();
+  return d.empty() ? "." : d;
+}
+
+}  // namespace
+
+int RewriteCommand(int argc, char** argv) {
+  Args args(argc, argv, 2, {"config", "table", "out", "set"}, {"help", "quiet"});
+  if (args.Has("help")) {
+    std::cout << kRewriteUsage;
+    return 0;
+  }
+  const ConfigFile config = LoadConfig(args.Require("config"), args.GetAll("set"));
+  const CalibrationConfig cal = ParseCalibrationConfig(config.json, config.dir);
+  const RewriteConfig rc = ParseRewriteConfig(config.json);
+  std::string table_path = args.Get("table", cal.table);
+  if (table_path.empty()) table_path = DefaultTablePath(config);
+  const std::string out = args.Get("out", config.output);
+  const QuantTable table = ReadQuantTable(table_path);
+  const std::string model_bytes = ReadFileToString(config.model, int64_t{2} << 30);
+  const std::string model_digest = Sha256Hex(model_bytes);
+  if (table.model_sha256 != model_digest) {
+    ThrowInputError(table_path, ": this table was made for another model (its model_sha256 ", table.model_sha256,
+                    " differs from ", config.model, "'s ", model_digest, ")");
+  }
+  onnx::ModelProto model;
+  LoadModelProto(config.model, &model);
+  const std::map<std::string, std::string> metadata = {
+      {"ptq_version", PTQ_VERSION},
+      {"ptq_config_sha256", Sha256Hex(config.json.dump())},
+      {"ptq_calibration_table_sha256", table.file_sha256},
+      {"ptq_float_model_sha256", model_digest}};
+  RewriteInfo info;
+  const onnx::ModelProto q = RewriteModel(model, ModelDir(config.model), table, rc, metadata, &info);
+  SaveModelProto(q, out, config.model);
+  if (!args.Has("quiet")) {
+    for (const auto& s : info.skipped) std::cerr << "ptq: note: stays float: " << s << "\n";
+    std::cout << "wrote " << out << " (" << FileSize(out) << " bytes; float model " << model_bytes.size()
+              << " bytes); " << info.checked << "\n";
+  }
+  return 0;
+}
+
+}  // namespace ptq

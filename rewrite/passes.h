@@ -1,0 +1,40 @@
+// The rewrite passes, each a match plus an action in its own file, and the list that runs them.
+// Every pass returns whether it changed the graph and is idempotent (a second run changes nothing).
+#pragma once
+
+#include <optional>
+
+#include "rewrite/quant_plan.h"
+#include "rewrite/quant_table.h"
+#include "rewrite/rewrite_config.h"
+#include "rewrite/rewrite_graph.h"
+
+namespace ptq {
+
+// Gemm with constant B, alpha = beta = 1, transA = 0 -> MatMul(A, B as [K, N]) + Add(C) (gemm_to_matmul.cc).
+// Transposed weights get a table entry under their new name.
+bool CanonicalizeGemm(RewriteGraph* g, QuantTable* table);
+
+// QDQ form of the plan (insert_qdq.cc): QuantizeLinear -> DequantizeLinear on every planned activation
+// (all its readers read the DequantizeLinear), weights as int8 initializers + DequantizeLinear, biases
+// as int32 + DequantizeLinear with scale input_scale * weight_scale.
+bool InsertQdq(RewriteGraph* g, const QuantPlan& plan);
+
+// QOperator fusions over the QDQ form:
+// DQ(a), DQ(b) -> MatMul [-> Add(DQ(int32 bias))] [-> Q] becomes QLinearMatMul (no bias, output
+// quantized) or MatMulInteger [+ Add int32] + DequantizeLinear [-> the Q stays] (fuse_matmul.cc).
+bool FuseQuantizedMatMul(RewriteGraph* g);
+// DQ(x), DQ(w) [, DQ(int32 b)] -> Conv -> Q becomes QLinearConv (fuse_conv.cc).
+bool FuseQuantizedConv(RewriteGraph* g);
+// DQ(x) -> data-movement op (Reshape, Transpose, MaxPool, ...) -> Q with the same parameters: the op
+// runs on the int8 tensor (sink_dequantize.cc).
+bool SinkDequantize(RewriteGraph* g);
+// Q(DQ(x)) with the same scale, zero point and type is x (cancel_qdq.cc).
+bool CancelQdqPairs(RewriteGraph* g);
+// Nodes none of whose outputs is used (or a graph output) are removed (remove_dead_nodes.cc).
+bool RemoveDeadNodes(RewriteGraph* g);
+
+// Runs the passes of `format` in order until none changes anything (pass_list.cc).
+void RunRewritePasses(RewriteGraph* g, const QuantPlan& plan, QuantFormat format);
+
+}  // namespace ptq

@@ -1,0 +1,197 @@
+// RewriteGraph: node and initializer bookkeeping, name generation and the topological write-back.
+#include "rewrite/rewrite_graph.h"
+
+#include <algorithm>
+#include <deque>
+
+#include "runtime/error.h"
+#include "runtime/tensor_proto.h"
+
+namespace ptq {
+
+RewriteGraph::RewriteGraph(const onnx::ModelProto& model) {
+  const onnx::GraphProto& g = model.graph();
+  for (const auto& t : g.initializer()) {
+    initializers_[t.name()] = t;
+    Use(t.name());
+  }
+  for (const auto& v : g.input()) {
+    if (!initializers_.count(v.name())) inputs_.insert(v.name());
+    Use(v.name());
+  }
+  for (const auto& v : g.output()) {
+    outputs_.insert(v.name());
+    Use(v.name());
+  }
+  for (const auto& n : g.node()) {
+    Use(n.name());
+    for (const auto& o : n.output()) Use(o);
+    for (const auto& i : n.input()) Use(i);
+    if (n.op_type() == "Constant" && n.domain().empty() && n.output_size() == 1 && n.attribute_size() == 1 &&
+        n.attribute(0).name() == "value") {
+      onnx::TensorProto t = n.attribute(0).t();
+      t.set_name(n.output(0));
+      initializers_[n.output(0)] = t;
+      continue;
+    }
+    nodes_.push_back(n);
+  }
+}
+
+int RewriteGraph::Producer(const std::string& tensor) const {
+  if (tensor.empty()) return -1;
+  for (size_t i = 0; i < nodes_.size(); ++i) {
+    for (const auto& o : nodes_[i].output()) {
+      if (o == tensor) return static_cast<int>(i);
+    }
+  }
+  return -1;
+}
+
+std::vector<int> RewriteGraph::Consumers(const std::string& tensor) const {
+  std::vector<int> out;
+  if (tensor.empty()) return out;
+  for (size_t i = 0; i < nodes_.size(); ++i) {
+    if (nodes_[i].op_type().empty()) continue;
+    for (const auto& in : nodes_[i].input()) {
+      if (in == tensor) {
+        out.push_back(static_cast<int>(i));
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+const onnx::TensorProto& RewriteGraph::Initializer(const std::string& name) const {
+  auto it = initializers_.find(name);
+  PTQ_ENFORCE(it != initializers_.end(), "no initializer '", name, "'");
+  return it->second;
+}
+
+Tensor RewriteGraph::InitializerValue(const std::string& name) const {
+  return TensorFromProto(Initializer(name), model_dir_, "initializer '" + name + "'");
+}
+
+void RewriteGraph::AddInitializer(const std::string& name, const Tensor& value) {
+  onnx::TensorProto t;
+  TensorToProto(value, name, &t);
+  initializers_[name] = t;
+  Use(name);
+}
+
+std::string RewriteGraph::NewName(const std::string& base) {
+  std::string name = base;
+  for (int k = 2; used_names_.count(name); ++k) name = base + "_" + std::to_string(k);
+  Use(name);
+  return name;
+}
+
+int RewriteGraph::AddNode(const std::string& op_type, const std::vector<std::string>& inputs,
+                          const std::vector<std::string>& outputs, const std::string& name) {
+  onnx::NodeProto n;
+  n.set_op_type(op_type);
+  n.set_name(name);
+  for (const auto& i : inputs) n.add_input(i);
+  for (const auto& o : outputs) {
+    n.add_output(o);
+    Use(o);
+  }
+  Use(name);
+  nodes_.push_back(std::move(n));
+  return static_cast<int>(nodes_.size()) - 1;
+}
+
+void RewriteGraph::RemoveNode(int index) { nodes_[static_cast<size_t>(index)] = onnx::NodeProto(); }
+
+void RewriteGraph::ReplaceUses(const std::string& from, const std::string& to) {
+  for (auto& n : nodes_) {
+    if (n.op_type().empty()) continue;
+    for (int i = 0; i < n.input_size(); ++i) {
+      if (n.input(i) == from) n.set_input(i, to);
+    }
+  }
+}
+
+void RewriteGraph::WriteTo(onnx::ModelProto* model) const {
+  // Kahn's algorithm, taking ready nodes in their slot order.
+  std::map<std::string, int> producer;
+  std::vector<int> live;
+  for (size_t i = 0; i < nodes_.size(); ++i) {
+    if (nodes_[i].op_type().empty()) continue;
+    live.push_back(static_cast<int>(i));
+    for (const auto& o : nodes_[i].output()) {
+      if (!o.empty()) producer[o] = static_cast<int>(i);
+    }
+  }
+  std::map<int, int> pending;
+  std::map<int, std::vector<int>> users;
+  for (int i : live) {
+    std::set<int> deps;
+    for (const auto& in : nodes_[static_cast<size_t>(i)].input()) {
+      auto it = producer.find(in);
+      if (it != producer.end() && it->second != i) deps.insert(it->second);
+    }
+    pending[i] = static_cast<int>(deps.size());
+    for (int d : deps) users[d].push_back(i);
+  }
+  std::set<int> ready;
+  for (int i : live) {
+    if (pending[i] == 0) ready.insert(i);
+  }
+  onnx::GraphProto* g = model->mutable_graph();
+  g->clear_node();
+  std::set<std::string> used;
+  while (!ready.empty()) {
+    const int i = *ready.begin();
+    ready.erase(ready.begin());
+    const onnx::NodeProto& n = nodes_[static_cast<size_t>(i)];
+    *g->add_node() = n;
+    for (const auto& in : n.input()) used.insert(in);
+    for (int u : users[i]) {
+      if (--pending[u] == 0) ready.insert(u);
+    }
+  }
+  PTQ_ENFORCE(g->node_size() == static_cast<int>(live.size()), "rewrite produced a cycle in the graph");
+  for (const auto& o : outputs_) used.insert(o);
+  g->clear_initializer();
+  for (const auto& [name, t] : initializers_) {
+    if (used.count(name)) *g->add_initializer() = t;
+  }
+  // Graph inputs that were initializers (IR < 4 style) and are gone must leave the input list too.
+  google::protobuf::RepeatedPtrField<onnx::ValueInfoProto> inputs;
+  for (const auto& v : g->input()) {
+    if (inputs_.count(v.name()) || (initializers_.count(v.name()) && used.count(v.name()))) *inputs.Add() = v;
+  }
+  g->mutable_input()->Swap(&inputs);
+  g->clear_value_info();
+}
+
+int64_t GetIntAttr(const onnx::NodeProto& node, const std::string& name, int64_t def) {
+  for (const auto& a : node.attribute()) {
+    if (a.name() == name) return a.i();
+  }
+  return def;
+}
+
+float GetFloatAttr(const onnx::NodeProto& node, const std::string& name, float def) {
+  for (const auto& a : node.attribute()) {
+    if (a.name() == name) return a.f();
+  }
+  return def;
+}
+
+void SetIntAttr(onnx::NodeProto* node, const std::string& name, int64_t value) {
+  for (auto& a : *node->mutable_attribute()) {
+    if (a.name() == name) {
+      a.set_i(value);
+      return;
+    }
+  }
+  auto* a = node->add_attribute();
+  a->set_name(name);
+  a->set_type(onnx::AttributeProto::INT);
+  a->set_i(value);
+}
+
+}  // namespace ptq

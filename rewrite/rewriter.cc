@@ -1,0 +1,117 @@
+// RewriteModel: refusals, opset conversion, Gemm canonicalisation, the plan, the passes, validation.
+#include "rewrite/rewriter.h"
+
+#include <onnx/checker.h>
+#include <onnx/shape_inference/implementation.h>
+#include <onnx/version_converter/convert.h>
+
+#include <set>
+
+#include "rewrite/passes.h"
+#include "rewrite/quant_plan.h"
+#include "rewrite/rewrite_graph.h"
+#include "runtime/error.h"
+#include "runtime/tensor_proto.h"
+
+namespace ptq {
+namespace {
+
+constexpr int64_t kMinOpset = 13;
+
+int64_t DefaultOpset(const onnx::ModelProto& m) {
+  for (const auto& o : m.opset_import()) {
+    if (o.domain().empty() || o.domain() == "ai.onnx") return o.version();
+  }
+  return 1;
+}
+
+void RefuseQuantized(const onnx::ModelProto& m) {
+  static const std::set<std::string> kQuantOps = {"QuantizeLinear", "DequantizeLinear", "QLinearMatMul", "QLinearConv",
+                                                  "MatMulInteger", "ConvInteger", "DynamicQuantizeLinear"};
+  for (const auto& n : m.graph().node()) {
+    if (kQuantOps.count(n.op_type())) {
+      ThrowInputError("the model is already quantized (node '", n.name(), "' is ", n.op_type(),
+                      "); give ptq the float model");
+    }
+  }
+}
+
+void RefuseForeignTable(const onnx::ModelProto& m, const QuantTable& table) {
+  std::set<std::string> names;
+  for (const auto& t : m.graph().initializer()) names.insert(t.name());
+  for (const auto& v : m.graph().input()) names.insert(v.name());
+  for (const auto& n : m.graph().node()) {
+    for (const auto& o : n.output()) names.insert(o);
+  }
+  for (const auto& kv : table.tensors) {
+    if (names.count(kv.first)) return;
+  }
+  ThrowInputError("the calibration table names none of the model's tensors: it was made for another model");
+}
+
+// Initializers stored in external files are read into the model, so the output does not depend on
+// files beside the input model.
+void InlineExternalData(onnx::ModelProto* m, const std::string& model_dir) {
+  for (auto& t : *m->mutable_graph()->mutable_initializer()) {
+    if (t.data_location() != onnx::TensorProto::EXTERNAL) continue;
+    const Tensor v = TensorFromProto(t, model_dir, "initializer '" + t.name() + "'");
+    const std::string name = t.name();
+    TensorToProto(v, name, &t);
+  }
+}
+
+}  // namespace
+
+std::string ValidateModel(const onnx::ModelProto& model) {
+  try {
+    onnx::checker::check_model(model);
+    onnx::ModelProto copy = model;
+    onnx::ShapeInferenceOptions options{true, 1, false};
+    onnx::shape_inference::InferShapes(copy, onnx::OpSchemaRegistry::Instance(), options);
+  } catch (const std::exception& e) {
+    throw Error(ErrorKind::kInternal, StrCat("the rewritten model is not valid ONNX: ", e.what()));
+  }
+  return "onnx::checker::check_model and strict shape/type inference (ONNX 1.12, opsets up to 17) passed";
+}
+
+onnx::ModelProto RewriteModel(const onnx::ModelProto& input, const std::string& model_dir, const QuantTable& table0,
+                              const RewriteConfig& config, const std::map<std::string, std::string>& metadata,
+                              RewriteInfo* info) {
+  RefuseQuantized(input);
+  RefuseForeignTable(input, table0);
+  onnx::ModelProto model = input;
+  InlineExternalData(&model, model_dir);
+  const int64_t target = std::max<int64_t>({kMinOpset, config.opset, 0});
+  const int64_t have = DefaultOpset(model);
+  if (have < target || (config.opset != 0 && have != config.opset)) {
+    const int64_t to = config.opset != 0 ? config.opset : target;
+    try {
+      model = onnx::version_conversion::ConvertVersion(model, static_cast<int>(to));
+    } catch (const std::exception& e) {
+      ThrowInputError("converting the model from opset ", have, " to ", to, " failed: ", e.what());
+    }
+  }
+  QuantTable table = table0;
+  RewriteGraph g(model);
+  g.set_model_dir(model_dir);
+  CanonicalizeGemm(&g, &table);
+  const QuantPlan plan = MakeQuantPlan(g, model, table, config);
+  RunRewritePasses(&g, plan, config.format);
+  onnx::ModelProto out = model;
+  g.WriteTo(&out);
+  for (const auto& [k, v] : metadata) {
+    auto* p = out.add_metadata_props();
+    p->set_key(k);
+    p->set_value(v);
+  }
+  if (info) {
+    info->skipped = plan.skipped;
+    for (const auto& n : out.graph().node()) ++info->op_counts[n.op_type()];
+    info->checked = ValidateModel(out);
+  } else {
+    ValidateModel(out);
+  }
+  return out;
+}
+
+}  // namespace ptq
