@@ -116,6 +116,12 @@ bool InsertQdq(RewriteGraph* g, const QuantPlan& plan) {
       const std::string bd = ins.Bias(add.input(bias_slot), node.input(0), node.input(1));
       g->nodes()[static_cast<size_t>(nq.bias_add)].set_input(bias_slot, bd);
     }
+    if (nq.fused_relu >= 0) {  // the Relu's output is now written by the node (or its bias Add)
+      const onnx::NodeProto relu = g->nodes()[static_cast<size_t>(nq.fused_relu)];
+      const int writer = nq.bias_add >= 0 ? nq.bias_add : index;
+      g->nodes()[static_cast<size_t>(writer)].set_output(0, relu.output(0));
+      g->RemoveNode(nq.fused_relu);
+    }
     if (nq.quantize_output) ins.Activation(nq.output);
     changed = true;
   }

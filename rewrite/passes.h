@@ -17,7 +17,8 @@ bool CanonicalizeGemm(RewriteGraph* g, QuantTable* table);
 
 // QDQ form of the plan (insert_qdq.cc): QuantizeLinear -> DequantizeLinear on every planned activation
 // (all its readers read the DequantizeLinear), weights as int8 initializers + DequantizeLinear, biases
-// as int32 + DequantizeLinear with scale input_scale * weight_scale.
+// as int32 + DequantizeLinear with scale input_scale * weight_scale; a Relu made exact by its output's
+// zero point is removed (the QuantizeLinear clamps as it would).
 bool InsertQdq(RewriteGraph* g, const QuantPlan& plan);
 
 // QOperator fusions over the QDQ form:
@@ -27,7 +28,7 @@ bool FuseQuantizedMatMul(RewriteGraph* g);
 // DQ(x), DQ(w) [, DQ(int32 b)] -> Conv -> Q becomes QLinearConv (fuse_conv.cc).
 bool FuseQuantizedConv(RewriteGraph* g);
 // DQ(x) -> data-movement op (Reshape, Transpose, MaxPool, ...) -> Q with the same parameters: the op
-// runs on the int8 tensor (sink_dequantize.cc).
+// runs on the int8 tensor; DQ(constant int8 table) -> Gather: Gather on int8, then DQ (sink_dequantize.cc).
 bool SinkDequantize(RewriteGraph* g);
 // Q(DQ(x)) with the same scale, zero point and type is x (cancel_qdq.cc).
 bool CancelQdqPairs(RewriteGraph* g);

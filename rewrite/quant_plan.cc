@@ -2,6 +2,8 @@
 #include "rewrite/quant_plan.h"
 
 #include <algorithm>
+#include <cmath>
+#include <optional>
 #include <set>
 
 #include "runtime/attention_pattern.h"
@@ -91,6 +93,44 @@ int FindBiasAdd(const RewriteGraph& g, int i) {
   return users[0];
 }
 
+// The Relu that is the only reader of `y`, when its output is quantized per tensor with the zero point
+// at the type's minimum: quantizing y with those parameters clamps negatives to 0 exactly as Relu
+// would, so the Relu can go. -1 otherwise.
+int FindExactRelu(const RewriteGraph& g, const std::string& y, const std::map<std::string, TensorQuant>& params) {
+  const std::vector<int> users = g.Consumers(y);
+  if (users.size() != 1 || g.IsGraphOutput(y)) return -1;
+  const onnx::NodeProto& r = g.nodes()[static_cast<size_t>(users[0])];
+  if (r.op_type() != "Relu") return -1;
+  const TensorQuant* q = Lookup(params, r.output(0));
+  if (!q || !q->per_tensor() || q->role == "weight") return -1;
+  const int32_t qmin = q->dtype == DataType::kInt8 ? -128 : 0;
+  return q->zero_points[0] == qmin ? users[0] : -1;
+}
+
+// Gather from a constant float table of rank 2 (an embedding): int8, symmetric, one scale for the
+// table (rows are gathered, so a per-row scale could not follow them), from its min and max.
+std::optional<TensorQuant> EmbeddingParams(const RewriteGraph& g, const onnx::NodeProto& n) {
+  if (n.input_size() < 2 || !g.IsInitializer(n.input(0)) || GetIntAttr(n, "axis", 0) != 0) return std::nullopt;
+  const onnx::TensorProto& t = g.Initializer(n.input(0));
+  if (t.data_type() != onnx::TensorProto::FLOAT || t.dims_size() != 2) return std::nullopt;
+  const Tensor w = g.InitializerValue(n.input(0));
+  float lo = 0, hi = 0;
+  for (int64_t i = 0; i < w.size(); ++i) {
+    const float v = w.data<float>()[i];
+    if (!std::isfinite(v)) return std::nullopt;
+    lo = std::min(lo, v);
+    hi = std::max(hi, v);
+  }
+  const QuantParams p = ChooseQuantParams(lo, hi, DataType::kInt8, /*symmetric=*/true);
+  TensorQuant q;
+  q.role = "weight";
+  q.dtype = DataType::kInt8;
+  q.scales = {p.scale};
+  q.zero_points = {p.zero_point};
+  q.shape = w.shape();
+  return q;
+}
+
 }  // namespace
 
 bool IsDataMovementOp(const std::string& op) {
@@ -127,6 +167,18 @@ QuantPlan MakeQuantPlan(const RewriteGraph& g, const onnx::ModelProto& model, co
   for (size_t i = 0; i < nodes.size(); ++i) {
     const onnx::NodeProto& n = nodes[i];
     const std::string& op = n.op_type();
+    if (op == "Gather" && Has(config.op_types, "Gather")) {
+      if (auto q = EmbeddingParams(g, n)) {
+        if (IsExcluded(config, n.name())) continue;
+        plan.params[n.input(0)] = *q;
+        NodeQuant nq;
+        nq.inputs = {InputRole::kWeight, InputRole::kFloat};
+        nq.output = n.output(0);
+        nq.why = "embedding";
+        plan.nodes[static_cast<int>(i)] = nq;
+      }
+      continue;
+    }
     if (op != "MatMul" && op != "Conv") continue;
     const std::string label = "node '" + n.name() + "' (" + op + ", output '" + n.output(0) + "')";
     const bool attention = qk_outputs.count(n.output(0)) || pv_outputs.count(n.output(0));
@@ -174,6 +226,10 @@ QuantPlan MakeQuantPlan(const RewriteGraph& g, const onnx::ModelProto& model, co
     nq.output = n.output(0);
     if (nq.why == "matmul") nq.bias_add = FindBiasAdd(g, static_cast<int>(i));
     if (nq.bias_add >= 0) nq.output = nodes[static_cast<size_t>(nq.bias_add)].output(0);
+    if (nq.why == "matmul" || nq.why == "conv") {
+      nq.fused_relu = FindExactRelu(g, nq.output, plan.params);
+      if (nq.fused_relu >= 0) nq.output = nodes[static_cast<size_t>(nq.fused_relu)].output(0);
+    }
     // Attention scores stay float after the integer product (S2: scaling, mask and Softmax in float).
     nq.quantize_output = nq.why != "attention scores" && act(nq.output);
     plan.nodes[static_cast<int>(i)] = nq;

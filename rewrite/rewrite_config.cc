@@ -48,8 +48,8 @@ RewriteConfig ParseRewriteConfig(const nlohmann::json& config) {
   if (q.Has("op_types")) {
     c.op_types = q.GetStringList("op_types");
     for (const auto& t : c.op_types) {
-      if (t != "MatMul" && t != "Gemm" && t != "Conv") {
-        ThrowUsageError("'quantization.op_types' entry '", t, "' is not supported (MatMul, Gemm, Conv are)");
+      if (t != "MatMul" && t != "Gemm" && t != "Conv" && t != "Gather") {
+        ThrowUsageError("'quantization.op_types' entry '", t, "' is not supported (MatMul, Gemm, Conv, Gather are)");
       }
     }
   }

@@ -105,7 +105,7 @@ TEST_P(RewriteFixture, BothFormatsRewriteRunAndStayAccurate) {
     EXPECT_TRUE(first == ReadText(out)) << format << ": a second rewrite gave different bytes";
     EXPECT_LT(fs::file_size(out), fs::file_size(kData + f.model)) << format;
 
-    const auto ops = OpCounts(out);
+    auto ops = OpCounts(out);
     EXPECT_GT(ops["QuantizeLinear"], 0) << format;
     if (format == "qoperator") {
       const bool conv = std::string(f.model).find("cnn") != std::string::npos;
