@@ -60,6 +60,26 @@ void InlineExternalData(onnx::ModelProto* m, const std::string& model_dir) {
   }
 }
 
+// The ranks calibration observed, written into value_info for tensors the model does not describe,
+// so that the version converter (whose Softmax 12 -> 13 adapter needs the input's rank) works on
+// exports whose shapes static inference cannot find. Dimensions are left unknown: only ranks are
+// claimed, and value_info is rebuilt after the rewrite anyway.
+void AddObservedRanks(onnx::ModelProto* m, const QuantTable& table) {
+  std::set<std::string> known;
+  for (const auto& v : m->graph().value_info()) known.insert(v.name());
+  for (const auto& v : m->graph().input()) known.insert(v.name());
+  for (const auto& v : m->graph().output()) known.insert(v.name());
+  for (const auto& t : m->graph().initializer()) known.insert(t.name());
+  for (const auto& [name, q] : table.tensors) {
+    if (known.count(name) || q.shape.empty()) continue;
+    auto* v = m->mutable_graph()->add_value_info();
+    v->set_name(name);
+    auto* tt = v->mutable_type()->mutable_tensor_type();
+    tt->set_elem_type(onnx::TensorProto::FLOAT);
+    for (size_t d = 0; d < q.shape.size(); ++d) tt->mutable_shape()->add_dim();
+  }
+}
+
 }  // namespace
 
 std::string ValidateModel(const onnx::ModelProto& model) {
@@ -85,6 +105,7 @@ onnx::ModelProto RewriteModel(const onnx::ModelProto& input, const std::string& 
   const int64_t have = DefaultOpset(model);
   if (have < target || (config.opset != 0 && have != config.opset)) {
     const int64_t to = config.opset != 0 ? config.opset : target;
+    AddObservedRanks(&model, table0);
     try {
       model = onnx::version_conversion::ConvertVersion(model, static_cast<int>(to));
     } catch (const std::exception& e) {

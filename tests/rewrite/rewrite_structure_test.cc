@@ -1,0 +1,234 @@
+// Structure of the rewritten models: attention in integer form (S1-S4), passes that change nothing on
+// their own output, and exporter variety (weights in Constant nodes, opsets below 13).
+#include <gtest/gtest.h>
+
+#include <onnx/onnx_pb.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <map>
+
+#include <nlohmann/json.hpp>
+
+#include "rewrite/passes.h"
+#include "rewrite/quant_table.h"
+#include "runtime/model_io.h"
+#include "runtime/npy.h"
+#include "runtime/tensor_proto.h"
+#include "tests/cli/cli_test_util.h"
+#include "tests/runtime/model_builder.h"
+
+namespace ptq {
+namespace {
+
+namespace fs = std::filesystem;
+using testing::RunPtq;
+using testing::TempDir;
+
+const std::string kData = std::string(PTQ_SOURCE_DIR) + "/tests/data/";
+
+// Calibrates and rewrites `model` with data from tests/data/<folder>; returns the output path.
+fs::path Quantize(const fs::path& dir, const std::string& model, const std::string& folder,
+                  const nlohmann::json& quantization = nlohmann::json::object()) {
+  nlohmann::json c = {{"model", model},
+                      {"output", (dir / "q.onnx").string()},
+                      {"calibration", {{"data", kData + folder + "/calib"}, {"batch_size", 8}, {"table", (dir / "t.json").string()}}},
+                      {"quantization", quantization}};
+  std::ofstream(dir / "c.json") << c.dump();
+  const auto a = RunPtq("calibrate --config " + (dir / "c.json").string() + " --quiet");
+  EXPECT_EQ(a.exit_code, 0) << a.output;
+  const auto b = RunPtq("rewrite --config " + (dir / "c.json").string() + " --quiet");
+  EXPECT_EQ(b.exit_code, 0) << b.output;
+  return dir / "q.onnx";
+}
+
+const onnx::NodeProto* Producer(const onnx::ModelProto& m, const std::string& t) {
+  for (const auto& n : m.graph().node()) {
+    for (const auto& o : n.output()) {
+      if (o == t) return &n;
+    }
+  }
+  return nullptr;
+}
+
+std::vector<const onnx::NodeProto*> Readers(const onnx::ModelProto& m, const std::string& t) {
+  std::vector<const onnx::NodeProto*> out;
+  for (const auto& n : m.graph().node()) {
+    for (const auto& i : n.input()) {
+      if (i == t) {
+        out.push_back(&n);
+        break;
+      }
+    }
+  }
+  return out;
+}
+
+Tensor Init(const onnx::ModelProto& m, const std::string& name) {
+  for (const auto& t : m.graph().initializer()) {
+    if (t.name() == name) return TensorFromProto(t, ".", name);
+  }
+  ADD_FAILURE() << "no initializer " << name;
+  return Tensor();
+}
+
+// S2: Softmax reads float scores that come from DequantizeLinear(MatMulInteger) through the scaling and
+// mask ops; S3: its output goes to a QuantizeLinear to uint8 with zero point 0 and the table's softmax
+// scale; S4: that reaches input 0 of a QLinearMatMul (through shape-only ops).
+TEST(RewriteStructure, AttentionIsIntegerScoresFloatSoftmaxQuantizedContext) {
+  TempDir tmp;
+  const fs::path q = Quantize(tmp.path(), kData + "digits_vit/digits_vit_opset13.onnx", "digits_vit");
+  onnx::ModelProto m;
+  LoadModelProto(q.string(), &m);
+  const QuantTable table = ReadQuantTable((tmp.path() / "t.json").string());
+  int softmaxes = 0;
+  for (const auto& n : m.graph().node()) {
+    if (n.op_type() != "Softmax") continue;
+    ++softmaxes;
+    // Walk back to the DequantizeLinear of an int32 MatMulInteger product.
+    const onnx::NodeProto* p = Producer(m, n.input(0));
+    for (int steps = 0; p && p->op_type() != "DequantizeLinear" && steps < 8; ++steps) p = Producer(m, p->input(0));
+    ASSERT_NE(p, nullptr);
+    ASSERT_EQ(p->op_type(), "DequantizeLinear");
+    const onnx::NodeProto* mm = Producer(m, p->input(0));
+    ASSERT_NE(mm, nullptr);
+    EXPECT_EQ(mm->op_type(), "MatMulInteger");
+    // The softmax output's quantization.
+    const auto readers = Readers(m, n.output(0));
+    ASSERT_EQ(readers.size(), 1u);
+    const onnx::NodeProto* quant = readers[0];
+    ASSERT_EQ(quant->op_type(), "QuantizeLinear");
+    const Tensor scale = Init(m, quant->input(1)), zp = Init(m, quant->input(2));
+    EXPECT_EQ(zp.dtype(), DataType::kUint8);
+    EXPECT_EQ(zp.data<uint8_t>()[0], 0);
+    const TensorQuant& entry = table.tensors.at(n.output(0));
+    EXPECT_EQ(entry.role, "softmax_output");
+    EXPECT_EQ(scale.data<float>()[0], entry.scales[0]);
+    // P·V.
+    std::string t = quant->output(0);
+    const onnx::NodeProto* user = nullptr;
+    for (int steps = 0; steps < 6; ++steps) {
+      const auto r = Readers(m, t);
+      ASSERT_EQ(r.size(), 1u) << t;
+      user = r[0];
+      if (user->op_type() == "QLinearMatMul") break;
+      t = user->output(0);
+    }
+    ASSERT_NE(user, nullptr);
+    EXPECT_EQ(user->op_type(), "QLinearMatMul");
+  }
+  EXPECT_EQ(softmaxes, 2);
+}
+
+// A second run of every pass over the emitted model changes nothing.
+TEST(RewriteStructure, PassesChangeNothingOnTheirOwnOutput) {
+  TempDir tmp;
+  for (const auto& [model, folder] : std::vector<std::pair<std::string, std::string>>{
+           {"digits_vit/digits_vit_opset17.onnx", "digits_vit"}, {"digits_cnn/digits_cnn.onnx", "digits_cnn"}}) {
+    const fs::path q = Quantize(tmp.path(), kData + model, folder);
+    onnx::ModelProto m;
+    LoadModelProto(q.string(), &m);
+    RewriteGraph g(m);
+    QuantTable table;
+    EXPECT_FALSE(CanonicalizeGemm(&g, &table)) << model;
+    EXPECT_FALSE(InsertQdq(&g, QuantPlan{})) << model;
+    EXPECT_FALSE(SinkDequantize(&g)) << model;
+    EXPECT_FALSE(CancelQdqPairs(&g)) << model;
+    EXPECT_FALSE(FuseQuantizedMatMul(&g)) << model;
+    EXPECT_FALSE(FuseQuantizedConv(&g)) << model;
+    EXPECT_FALSE(RemoveDeadNodes(&g)) << model;
+  }
+}
+
+std::map<std::string, int> Ops(const fs::path& p) {
+  onnx::ModelProto m;
+  LoadModelProto(p.string(), &m);
+  std::map<std::string, int> c;
+  for (const auto& n : m.graph().node()) ++c[n.op_type()];
+  return c;
+}
+
+int64_t Opset(const fs::path& p) {
+  onnx::ModelProto m;
+  LoadModelProto(p.string(), &m);
+  for (const auto& o : m.opset_import()) {
+    if (o.domain().empty()) return o.version();
+  }
+  return 0;
+}
+
+// tf2onnx / Paddle2ONNX style: weights in Constant nodes.
+TEST(RewriteStructure, WeightsInConstantNodesAreQuantized) {
+  TempDir tmp;
+  onnx::ModelProto cnn;
+  LoadModelProto(kData + "digits_cnn/digits_cnn.onnx", &cnn);
+  onnx::ModelProto constants = cnn;
+  auto* g = constants.mutable_graph();
+  google::protobuf::RepeatedPtrField<onnx::NodeProto> nodes;
+  for (const auto& t : g->initializer()) {
+    onnx::NodeProto* c = nodes.Add();
+    c->set_op_type("Constant");
+    c->set_name("const/" + t.name());
+    c->add_output(t.name());
+    auto* a = c->add_attribute();
+    a->set_name("value");
+    a->set_type(onnx::AttributeProto::TENSOR);
+    *a->mutable_t() = t;
+  }
+  for (const auto& n : g->node()) *nodes.Add() = n;
+  g->clear_initializer();
+  g->mutable_node()->Swap(&nodes);
+  SaveModelProto(constants, (tmp.path() / "constants.onnx").string());
+  fs::create_directories(tmp.path() / "a");
+  const fs::path qa = Quantize(tmp.path() / "a", (tmp.path() / "constants.onnx").string(), "digits_cnn");
+  EXPECT_EQ(Ops(qa)["QLinearConv"], 2);
+
+}
+
+// An opset-11 model (Conv, Relu, Flatten, Gemm, Softmax with 11's 2-D coercion) is converted to 13 by
+// ONNX's version converter and quantized.
+TEST(RewriteStructure, Opset11ModelIsConvertedAndQuantized) {
+  TempDir tmp;
+  testing::ModelBuilder b(11);
+  b.Input("X", DataType::kFloat, {-1, 1, 6, 6});
+  std::vector<float> w(4 * 9), w2(10 * 64), c2(10);
+  for (size_t i = 0; i < w.size(); ++i) w[i] = std::sin(0.7f * static_cast<float>(i));
+  for (size_t i = 0; i < w2.size(); ++i) w2[i] = std::cos(0.3f * static_cast<float>(i)) * 0.1f;
+  for (size_t i = 0; i < c2.size(); ++i) c2[i] = 0.01f * static_cast<float>(i);
+  b.Initializer("conv/W:0", Tensor::FromVector<float>({4, 1, 3, 3}, w));
+  b.Initializer("fc/W:0", Tensor::FromVector<float>({10, 64}, w2));
+  b.Initializer("fc/b:0", Tensor::FromVector<float>({10}, c2));
+  b.Node("Conv", {"X", "conv/W:0"}, {"conv/out:0"}, "conv/Conv");
+  b.Node("Relu", {"conv/out:0"}, {"relu/out:0"}, "relu");
+  b.Node("Flatten", {"relu/out:0"}, {"flat:0"}, "flatten");
+  auto& gemm = b.Node("Gemm", {"flat:0", "fc/W:0", "fc/b:0"}, {"logits:0"}, "fc/Gemm");
+  auto* t = gemm.add_attribute();
+  t->set_name("transB");
+  t->set_type(onnx::AttributeProto::INT);
+  t->set_i(1);
+  b.Node("Softmax", {"logits:0"}, {"prob:0"}, "softmax");
+  b.Output("prob:0", DataType::kFloat, {-1, 10});
+  std::ofstream(tmp.path() / "opset11.onnx", std::ios::binary) << b.Serialize();
+  Tensor x(DataType::kFloat, {32, 1, 6, 6});
+  for (int64_t i = 0; i < x.size(); ++i) x.data<float>()[i] = std::sin(0.37f * static_cast<float>(i));
+  fs::create_directories(tmp.path() / "data");
+  WriteNpy((tmp.path() / "data" / "X.npy").string(), x);
+  const nlohmann::json c = {{"model", (tmp.path() / "opset11.onnx").string()},
+                            {"output", (tmp.path() / "q.onnx").string()},
+                            {"calibration", {{"data", (tmp.path() / "data").string()}, {"batch_size", 8}}}};
+  std::ofstream(tmp.path() / "c.json") << c.dump();
+  auto r = RunPtq("calibrate --config " + (tmp.path() / "c.json").string() + " --quiet");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  r = RunPtq("rewrite --config " + (tmp.path() / "c.json").string());
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  const fs::path qb = tmp.path() / "q.onnx";
+  EXPECT_EQ(Ops(qb)["QLinearConv"], 1);
+  EXPECT_EQ(Ops(qb)["MatMulInteger"], 1);
+  EXPECT_EQ(Opset(qb), 13);
+  r = RunPtq("run " + qb.string() + " --inputs " + (tmp.path() / "data").string() + " --outputs " + (tmp.path() / "o").string());
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+}
+
+}  // namespace
+}  // namespace ptq
