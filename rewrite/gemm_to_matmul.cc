@@ -1,8 +1,11 @@
-// Pass: Gemm(A, B, C) with a constant B (and alpha = beta = 1, transA = 0) becomes MatMul(A, B') + Add(C),
+// Pass: Gemm(A, B, C) with a constant B (and alpha = beta = 1, transA = 0), when op_types lists Gemm and
+// the node is not excluded, becomes MatMul(A, B') + Add(C),
 // B' = B or Bᵀ stored [K, N], so that one MatMul rule quantizes both (and C folds as the bias).
 #include "rewrite/passes.h"
 
 #include <optional>
+
+#include <algorithm>
 
 #include "runtime/error.h"
 
@@ -14,11 +17,13 @@ struct GemmMatch {
   bool trans_b;
 };
 
-std::optional<GemmMatch> Find(const RewriteGraph& g, size_t start, size_t* next) {
-  for (size_t i = start; i < g.nodes().size(); ++i) {
+std::optional<GemmMatch> Find(const RewriteGraph& g, const RewriteConfig& config, size_t start, size_t* next) {
+  const bool wanted = std::find(config.op_types.begin(), config.op_types.end(), "Gemm") != config.op_types.end();
+  for (size_t i = start; wanted && i < g.nodes().size(); ++i) {
     const onnx::NodeProto& n = g.nodes()[i];
     *next = i + 1;
     if (n.op_type() != "Gemm" || n.input_size() < 2 || !g.IsInitializer(n.input(1))) continue;
+    if (IsExcluded(config, n.name())) continue;  // an excluded Gemm stays as it is
     if (GetFloatAttr(n, "alpha", 1.0f) != 1.0f || GetIntAttr(n, "transA", 0) != 0) continue;
     const bool has_c = n.input_size() > 2 && !n.input(2).empty();
     if (has_c && (GetFloatAttr(n, "beta", 1.0f) != 1.0f || !g.IsInitializer(n.input(2)))) continue;
@@ -69,10 +74,10 @@ void Apply(RewriteGraph* g, const GemmMatch& m, QuantTable* table) {
 
 }  // namespace
 
-bool CanonicalizeGemm(RewriteGraph* g, QuantTable* table) {
+bool CanonicalizeGemm(RewriteGraph* g, const RewriteConfig& config, QuantTable* table) {
   bool changed = false;
   size_t next = 0;
-  while (auto m = Find(*g, next, &next)) {
+  while (auto m = Find(*g, config, next, &next)) {
     Apply(g, *m, table);
     changed = true;
   }

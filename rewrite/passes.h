@@ -11,9 +11,10 @@
 
 namespace ptq {
 
-// Gemm with constant B, alpha = beta = 1, transA = 0 -> MatMul(A, B as [K, N]) + Add(C) (gemm_to_matmul.cc).
-// Transposed weights get a table entry under their new name.
-bool CanonicalizeGemm(RewriteGraph* g, QuantTable* table);
+// Gemm with constant B, alpha = beta = 1, transA = 0 -> MatMul(A, B as [K, N]) + Add(C), unless Gemm
+// is not in op_types or the node is excluded (gemm_to_matmul.cc). Transposed weights get a table
+// entry under their new name.
+bool CanonicalizeGemm(RewriteGraph* g, const RewriteConfig& config, QuantTable* table);
 
 // QDQ form of the plan (insert_qdq.cc): QuantizeLinear -> DequantizeLinear on every planned activation
 // (all its readers read the DequantizeLinear), weights as int8 initializers + DequantizeLinear, biases

@@ -115,7 +115,7 @@ onnx::ModelProto RewriteModel(const onnx::ModelProto& input, const std::string& 
   QuantTable table = table0;
   RewriteGraph g(model);
   g.set_model_dir(model_dir);
-  CanonicalizeGemm(&g, &table);
+  CanonicalizeGemm(&g, config, &table);
   const QuantPlan plan = MakeQuantPlan(g, model, table, config);
   RunRewritePasses(&g, plan, config.format);
   onnx::ModelProto out = model;

@@ -131,7 +131,7 @@ TEST(RewriteStructure, PassesChangeNothingOnTheirOwnOutput) {
     LoadModelProto(q.string(), &m);
     RewriteGraph g(m);
     QuantTable table;
-    EXPECT_FALSE(CanonicalizeGemm(&g, &table)) << model;
+    EXPECT_FALSE(CanonicalizeGemm(&g, RewriteConfig{}, &table)) << model;
     EXPECT_FALSE(InsertQdq(&g, QuantPlan{})) << model;
     EXPECT_FALSE(SinkDequantize(&g)) << model;
     EXPECT_FALSE(CancelQdqPairs(&g)) << model;
@@ -228,6 +228,32 @@ TEST(RewriteStructure, Opset11ModelIsConvertedAndQuantized) {
   EXPECT_EQ(Opset(qb), 13);
   r = RunPtq("run " + qb.string() + " --inputs " + (tmp.path() / "data").string() + " --outputs " + (tmp.path() / "o").string());
   EXPECT_EQ(r.exit_code, 0) << r.output;
+}
+
+// exclude_nodes keeps a node float (by name or /regex/); overrides fix a tensor's range.
+TEST(RewriteStructure, ExcludedNodesStayFloatAndOverridesSetTheScale) {
+  TempDir tmp;
+  const fs::path q = Quantize(tmp.path(), kData + "digits_cnn/digits_cnn.onnx", "digits_cnn",
+                              {{"exclude_nodes", {"/fc2/Gemm", "/^.fc1/"}},
+                               {"overrides", {{"/Relu_output_0", {{"min", -2.0}, {"max", 6.0}}}}}});
+  auto ops = Ops(q);
+  EXPECT_EQ(ops["QLinearConv"], 2);
+  EXPECT_EQ(ops["Gemm"], 2);  // fc2 excluded by name, fc1 by regex: left as they were
+  EXPECT_EQ(ops["MatMulInteger"], 0);
+  // conv1's Relu stays (the override's zero point is not 0, so quantizing does not clamp like Relu);
+  // conv2's is folded into its QLinearConv; fc1's stays with the float Gemm.
+  EXPECT_EQ(ops["Relu"], 2);
+  onnx::ModelProto m;
+  LoadModelProto(q.string(), &m);
+  bool found = false;
+  for (const auto& n : m.graph().node()) {
+    if (n.op_type() != "QuantizeLinear" || n.input(0) != "/Relu_output_0") continue;
+    const Tensor scale = Init(m, n.input(1)), zp = Init(m, n.input(2));
+    EXPECT_FLOAT_EQ(scale.data<float>()[0], 8.0f / 255.0f);
+    EXPECT_EQ(zp.data<uint8_t>()[0], 64);  // round(0 - (-2) / (8/255)) = round(63.75)
+    found = true;
+  }
+  EXPECT_TRUE(found);
 }
 
 }  // namespace
