@@ -36,6 +36,8 @@ void WriteFileAtomic(const std::string& path, const std::string& bytes) {
   namespace fs = std::filesystem;
   const fs::path target(path);
   const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
+  std::error_code ec;
+  fs::create_directories(dir, ec);  // an output folder that does not exist yet is made (errors surface below)
   std::string tmpl = (dir / ("." + target.filename().string() + ".tmp.XXXXXX")).string();
   const int fd = ::mkstemp(tmpl.data());
   if (fd < 0) ThrowInputError(path, ": cannot create a temporary file in ", dir.string(), ": ", std::strerror(errno));

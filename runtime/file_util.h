@@ -16,7 +16,7 @@ int64_t FileSize(const std::string& path);
 // Writes `bytes` to a temporary file in the destination's folder, flushes it to disk, then renames
 // it over `path`: a reader sees either the previous file or the complete new one, never a partial one.
 // The temporary file is removed on failure.
-void WriteFileAtomic(const std::string& path, const std::string& bytes);
+void WriteFileAtomic(const std::string& path, const std::string& bytes);  // creates missing parent folders
 
 // Replaces characters that cannot be in a file name on common systems ('/', '\\', ':', '*', '?', '"',
 // '<', '>', '|', control characters) with '_'. "." and ".." become "_" and "__".

@@ -17,6 +17,7 @@
 #include "runtime/error.h"
 #include "runtime/model_io.h"
 #include "runtime/npy.h"
+#include "runtime/sha256.h"
 #include "tests/cli/cli_test_util.h"
 
 namespace ptq {
@@ -106,6 +107,13 @@ TEST_P(RewriteFixture, BothFormatsRewriteRunAndStayAccurate) {
     EXPECT_LT(fs::file_size(out), fs::file_size(kData + f.model)) << format;
 
     auto ops = OpCounts(out);
+    onnx::ModelProto emitted;
+    LoadModelProto(out.string(), &emitted);
+    std::map<std::string, std::string> meta;
+    for (const auto& p : emitted.metadata_props()) meta[p.key()] = p.value();
+    EXPECT_EQ(meta["ptq_version"], PTQ_VERSION);
+    EXPECT_EQ(meta["ptq_calibration_table_sha256"], Sha256Hex(ReadText(tmp.path() / "table.json")));
+    EXPECT_EQ(meta["ptq_float_model_sha256"], Sha256Hex(ReadText(kData + f.model)));
     EXPECT_GT(ops["QuantizeLinear"], 0) << format;
     if (format == "qoperator") {
       const bool conv = std::string(f.model).find("cnn") != std::string::npos;
