@@ -9,5 +9,6 @@ int BenchCommand(int argc, char** argv);  // ptq bench
 int CalibrateCommand(int argc, char** argv);   // ptq calibrate
 int MergeStatsCommand(int argc, char** argv);  // ptq merge-stats
 int RewriteCommand(int argc, char** argv);     // ptq rewrite
+int QuantizeCommand(int argc, char** argv);    // ptq quantize
 
 }  // namespace ptq

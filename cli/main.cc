@@ -13,6 +13,7 @@ constexpr const char* kUsage = R"(ptq: offline post-training quantization for ON
 usage: ptq <command> [options]
 
 commands:
+  quantize     calibrate, rewrite, validate and report in one command (the main job)
   run          run a model once on a folder of inputs and write its outputs as .npy
   bench        time a model on a folder of inputs (median and min latency, JSON)
   calibrate    run the float model over calibration data and write the calibration table
@@ -37,6 +38,7 @@ constexpr Command kCommands[] = {
     {"calibrate", ptq::CalibrateCommand},
     {"merge-stats", ptq::MergeStatsCommand},
     {"rewrite", ptq::RewriteCommand},
+    {"quantize", ptq::QuantizeCommand},
 };
 
 }  // namespace

@@ -21,7 +21,10 @@ DataType DtypeOf(const std::string& s, const std::string& where) {
 }  // namespace
 
 QuantTable ReadQuantTable(const std::string& path) {
-  const std::string text = ReadFileToString(path, int64_t{1} << 30);
+  return ParseQuantTable(ReadFileToString(path, int64_t{1} << 30), path);
+}
+
+QuantTable ParseQuantTable(const std::string& text, const std::string& path) {
   nlohmann::json j;
   try {
     j = nlohmann::json::parse(text);

@@ -30,5 +30,7 @@ struct QuantTable {
 // configs/README.md). Only the fields the rewrite needs are read and checked; errors name the file
 // and the tensor.
 QuantTable ReadQuantTable(const std::string& path);
+// The same from the table's text; `where` names it in errors.
+QuantTable ParseQuantTable(const std::string& text, const std::string& where);
 
 }  // namespace ptq

@@ -1,0 +1,61 @@
+// RunCalibrationStage: the streaming pass with progress, the range choice, warnings, provenance.
+#include "cli/calibration_stage.h"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+
+#include "calibrate/calibration_table.h"
+#include "calibrate/calibration_warnings.h"
+#include "runtime/file_util.h"
+#include "runtime/sha256.h"
+#include "runtime/threading.h"
+
+namespace ptq {
+
+CalibrationStage RunCalibrationStage(const ConfigFile& config, const CalibrationConfig& cal,
+                                     const SampleOptions& options, const std::string& shard, bool quiet) {
+  if (cal.data.empty()) ThrowUsageError("'calibration.data' is required to calibrate");
+  const Graph graph = LoadGraph(config.model);
+  SampleReader reader = SampleReader::Open(graph, cal.data, options);
+  const bool show = !quiet && ::isatty(2);
+  const auto t0 = std::chrono::steady_clock::now();
+  auto progress = [&](int64_t done, int64_t total) {
+    if (!show) return;
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const double rate = s > 0 ? static_cast<double>(done) / s : 0.0;
+    std::fprintf(stderr, "\rcalibrating: %lld/%lld samples, %.1f samples/s, ETA %.0f s   ", static_cast<long long>(done),
+                 static_cast<long long>(total), rate, rate > 0 ? static_cast<double>(total - done) / rate : 0.0);
+  };
+  CollectOptions collect;
+  const int threads = NumThreads();
+  collect.background = threads >= 2;                 // one thread: everything inline, on this thread
+  if (collect.background) SetNumThreads(threads - 1);  // the statistics thread takes one of the N
+  CalibrationResult result = CollectStatistics(graph, reader, cal.options, progress, collect);
+  if (collect.background) SetNumThreads(threads);
+  CalibrationStage stage;
+  stage.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  if (show) std::fprintf(stderr, "\n");
+  ChooseQuantization(graph, cal.options, &result);
+  if (!quiet) {
+    for (const std::string& w : reader.warnings()) std::cerr << "ptq: warning: " << w << "\n";
+    for (const std::string& w : CalibrationWarnings(result)) std::cerr << "ptq: warning: " << w << "\n";
+  }
+  TableProvenance p;
+  p.model_digest = Sha256Hex(ReadFileToString(config.model, int64_t{2} << 30));
+  nlohmann::json relevant = {{"calibration", config.json.value("calibration", nlohmann::json::object())},
+                             {"quantization", config.json.value("quantization", nlohmann::json::object())}};
+  relevant["calibration"].erase("table");
+  p.config_digest = Sha256Hex(relevant.dump());
+  p.method = cal.options.method;
+  p.percentile = cal.options.percentile;
+  p.shard = shard;
+  stage.table = CalibrationTableToJson(result, p).dump(1) + "\n";
+  stage.samples = result.samples;
+  stage.tensors = result.tensors.size();
+  return stage;
+}
+
+}  // namespace ptq

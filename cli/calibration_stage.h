@@ -1,0 +1,25 @@
+// The calibration stage shared by `ptq calibrate` and `ptq quantize`: samples -> statistics -> table text.
+#pragma once
+
+#include <string>
+
+#include "calibrate/calibration_config.h"
+#include "calibrate/sample_reader.h"
+#include "cli/config_file.h"
+
+namespace ptq {
+
+struct CalibrationStage {
+  std::string table;   // the calibration table (JSON text, as written to disk)
+  int64_t samples = 0;
+  size_t tensors = 0;
+  double seconds = 0;  // the statistics pass
+};
+
+// Runs the float model over cal.data with `options` (max_samples, batch_size, shard); with more than one
+// kernel thread the statistics run on a background thread. A progress line goes to stderr when it is a
+// terminal and `quiet` is false; warnings (data, non-finite and constant tensors) unless `quiet`.
+CalibrationStage RunCalibrationStage(const ConfigFile& config, const CalibrationConfig& cal,
+                                     const SampleOptions& options, const std::string& shard, bool quiet);
+
+}  // namespace ptq

@@ -1,0 +1,203 @@
+// ptq quantize: calibrate -> rewrite -> validate -> report in one command; outputs written at the end.
+#include <unistd.h>
+
+#include <filesystem>
+#include <iostream>
+#include <set>
+
+#include "cli/args.h"
+#include "cli/calibration_stage.h"
+#include "cli/commands.h"
+#include "cli/config_file.h"
+#include "cli/effective_config.h"
+#include "report/html_report.h"
+#include "report/report_json.h"
+#include "report/terminal_report.h"
+#include "report/validate.h"
+#include "report/validation_config.h"
+#include "rewrite/quant_table.h"
+#include "rewrite/rewriter.h"
+#include "runtime/file_util.h"
+#include "runtime/model_io.h"
+#include "runtime/npy.h"
+#include "runtime/sha256.h"
+#include "runtime/threading.h"
+
+namespace ptq {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr const char* kQuantizeUsage = R"(usage: ptq quantize --config C [--set key=value]... [--threads N] [--quiet] [--print-config]
+
+Calibrates the float model, writes the quantized model, runs both on validation.data (default: the
+calibration data) and writes the accuracy report: JSON always, HTML (or Markdown) as validation.report
+says, and a summary table on stdout. Exit code 3 when a validation.gate threshold fails (the model and
+the report are still written). Nothing is written when a stage fails.
+--print-config  print the effective config (defaults filled in) and exit
+--threads N     kernel threads (default: one per core)
+)";
+
+constexpr int kRecoveryLayers = 3;
+
+std::string ModelDir(const std::string& model) {
+  const std::string d = fs::path(model).parent_path().string();
+  return d.empty() ? "." : d;
+}
+
+void Stage(bool quiet, int k, const std::string& what) {
+  if (!quiet) std::cerr << "[" << k << "/4] " << what << "\n";
+}
+
+// A batch source over `data` for `graph` (batch size from the calibration config).
+struct Batches {
+  SampleReader reader;
+  BatchSource source() {
+    return [this](std::map<std::string, Tensor>* b, int64_t* n) { return reader.Next(b, n); };
+  }
+};
+
+// The float model's quantizable nodes to exclude so that `tensor` stays float: its producer when that
+// is a MatMul/Gemm/Conv, else the MatMul/Gemm/Conv nodes that read it.
+std::vector<std::string> NodesFor(const Graph& g, const std::string& tensor) {
+  static const std::set<std::string> kOps = {"MatMul", "Gemm", "Conv"};
+  for (const Node& n : g.nodes) {
+    if (kOps.count(n.op_type) && !n.outputs.empty() && n.outputs[0] == tensor) return {n.name};
+  }
+  std::vector<std::string> out;
+  for (const Node& n : g.nodes) {
+    if (!kOps.count(n.op_type)) continue;
+    for (const auto& i : n.inputs) {
+      if (i == tensor) out.push_back(n.name);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+int QuantizeCommand(int argc, char** argv) {
+  Args args(argc, argv, 2, {"config", "set", "threads"}, {"help", "quiet", "print-config"});
+  if (args.Has("help")) {
+    std::cout << kQuantizeUsage;
+    return 0;
+  }
+  const ConfigFile config = LoadConfig(args.Require("config"), args.GetAll("set"));
+  const CalibrationConfig cal = ParseCalibrationConfig(config.json, config.dir);
+  const RewriteConfig rc = ParseRewriteConfig(config.json);
+  const ValidationConfig val = ParseValidationConfig(config.json, config.dir);
+  if (args.Has("print-config")) {
+    std::cout << EffectiveConfig(config, cal, rc, val).dump(2) << "\n";
+    return 0;
+  }
+  const bool quiet = args.Has("quiet");
+  if (fs::exists(config.output) && fs::equivalent(config.output, config.model)) {
+    ThrowUsageError("'output' is the input model ", config.model, "; ptq never overwrites it");
+  }
+  SetNumThreads(args.GetInt("threads", 0));
+
+  Stage(quiet, 1, "calibrating on " + cal.data);
+  SampleOptions so;
+  so.max_samples = cal.max_samples;
+  so.batch_size = cal.batch_size;
+  const CalibrationStage calib = RunCalibrationStage(config, cal, so, "", quiet);
+
+  Stage(quiet, 2, "rewriting");
+  const QuantTable table = ParseQuantTable(calib.table, "calibration table");
+  onnx::ModelProto float_proto;
+  LoadModelProto(config.model, &float_proto);
+  const std::string model_digest = Sha256Hex(ReadFileToString(config.model, int64_t{2} << 30));
+  const std::map<std::string, std::string> metadata = {{"ptq_version", PTQ_VERSION},
+                                                       {"ptq_config_sha256", Sha256Hex(config.json.dump())},
+                                                       {"ptq_calibration_table_sha256", Sha256Hex(calib.table)},
+                                                       {"ptq_float_model_sha256", model_digest}};
+  RewriteInfo info;
+  const onnx::ModelProto q = RewriteModel(float_proto, ModelDir(config.model), table, rc, metadata, &info);
+  if (!quiet) {
+    for (const auto& s : info.skipped) std::cerr << "ptq: note: stays float: " << s << "\n";
+  }
+
+  const std::string data = val.data.empty() ? cal.data : val.data;
+  Stage(quiet, 3, "validating on " + data);
+  const Graph float_graph = LoadGraph(config.model);
+  const Graph int8_graph = GraphFromModel(q, ModelDir(config.model), "quantized model");
+  SampleOptions vo;
+  vo.batch_size = cal.batch_size;
+  Tensor labels;
+  if (!val.labels.empty()) labels = ReadNpy(val.labels);
+  Batches batches{SampleReader::Open(float_graph, data, vo)};
+  const ValidationResult result =
+      Validate(float_graph, int8_graph, batches.source(), val.labels.empty() ? nullptr : &labels, true);
+  if (!labels.empty_value() && labels.size() < result.samples) {
+    ThrowInputError(val.labels, ": ", labels.size(), " labels for ", result.samples, " validation samples");
+  }
+
+  // What keeping each of the worst layers in float buys.
+  std::vector<Recovery> recovery;
+  const double base = WorstOutputSqnr(result);
+  std::set<std::string> tried;
+  for (const LayerStats& l : result.layers) {
+    if (static_cast<int>(recovery.size()) >= kRecoveryLayers) break;
+    const std::vector<std::string> nodes = NodesFor(float_graph, l.tensor);
+    if (nodes.empty() || tried.count(nodes[0])) continue;
+    tried.insert(nodes[0]);
+    RewriteConfig excluded = rc;
+    excluded.exclude_nodes.insert(excluded.exclude_nodes.end(), nodes.begin(), nodes.end());
+    const onnx::ModelProto qx = RewriteModel(float_proto, ModelDir(config.model), table, excluded, metadata, nullptr);
+    const Graph gx = GraphFromModel(qx, ModelDir(config.model), "quantized model");
+    Batches again{SampleReader::Open(float_graph, data, vo)};
+    const ValidationResult rx = Validate(float_graph, gx, again.source(), nullptr, false);
+    Recovery r;
+    r.node = nodes[0];
+    r.tensor = l.tensor;
+    r.output_sqnr_db = WorstOutputSqnr(rx);
+    r.gain_db = r.output_sqnr_db - base;
+    recovery.push_back(r);
+  }
+
+  Stage(quiet, 4, "writing the model and the report");
+  const std::string q_bytes = q.SerializeAsString();
+  nlohmann::json provenance = {{"ptq_version", PTQ_VERSION},
+                               {"model", config.model},
+                               {"quantized_model", config.output},
+                               {"model_sha256", model_digest},
+                               {"config_sha256", Sha256Hex(config.json.dump())},
+                               {"table_sha256", Sha256Hex(calib.table)},
+                               {"method", cal.options.method},
+                               {"quantization_format", rc.format == QuantFormat::kQdq ? "qdq" : "qoperator"},
+                               {"calibration_samples", calib.samples},
+                               {"validation_samples", result.samples},
+                               {"validation_data", data}};
+  nlohmann::json model_info = {{"float_bytes", fs::file_size(config.model)},
+                               {"int8_bytes", q_bytes.size()},
+                               {"op_counts", info.op_counts},
+                               {"checked", info.checked}};
+  const nlohmann::json report = ReportJson(result, provenance, model_info, recovery, val.gate);
+  std::string report_path = val.report;
+  if (report_path.empty()) {
+    const fs::path out(config.output);
+    report_path = (out.parent_path() / (out.stem().string() + ".report.html")).string();
+  }
+  const fs::path rp(report_path);
+  const std::string json_path =
+      rp.extension() == ".json" ? report_path : (rp.parent_path() / (rp.stem().string() + ".json")).string();
+  const std::string table_path = cal.table.empty() ? DefaultTablePath(config) : cal.table;
+  SaveModelProto(q, config.output, config.model);
+  WriteFileAtomic(table_path, calib.table);
+  WriteFileAtomic(json_path, report.dump(1) + "\n");
+  if (rp.extension() == ".html") WriteFileAtomic(report_path, RenderHtmlReport(report));
+  if (rp.extension() == ".md") WriteFileAtomic(report_path, RenderTerminalReport(report, false, 1000));
+  if (!quiet) {
+    std::cout << RenderTerminalReport(report, ::isatty(1) != 0);
+    std::cout << "model: " << config.output << "\nreport: " << report_path
+              << (report_path != json_path ? " and " + json_path : "") << "\ntable: " << table_path << "\n";
+  }
+  const std::vector<std::string> failures = GateFailures(result, val.gate);
+  if (!failures.empty()) {
+    for (const auto& f : failures) std::cerr << "ptq: gate failed: " << f << "\n";
+    return 3;
+  }
+  return 0;
+}
+
+}  // namespace ptq

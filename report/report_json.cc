@@ -1,0 +1,102 @@
+// ReportJson and the gate: the validation result and provenance in the report's JSON layout.
+#include "report/report_json.h"
+
+#include <cmath>
+#include <sstream>
+
+namespace ptq {
+namespace {
+
+nlohmann::json Number(double v) {
+  if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+  if (std::isnan(v)) return "nan";
+  return v;
+}
+
+std::string Fixed(double v, int digits) {
+  std::ostringstream s;
+  s.setf(std::ios::fixed);
+  s.precision(digits);
+  s << v;
+  return s.str();
+}
+
+double Rate(int64_t k, int64_t n) { return n ? static_cast<double>(k) / static_cast<double>(n) : 0.0; }
+
+}  // namespace
+
+double WorstOutputSqnr(const ValidationResult& r) {
+  double worst = INFINITY;
+  for (const auto& o : r.outputs) {
+    if (o.error.count() > 0) worst = std::min(worst, o.error.sqnr_db());
+  }
+  return worst;
+}
+
+std::vector<std::string> GateFailures(const ValidationResult& r, const GateConfig& gate) {
+  std::vector<std::string> out;
+  for (const auto& o : r.outputs) {
+    if (gate.min_sqnr_db && o.error.count() > 0 && !(o.error.sqnr_db() >= *gate.min_sqnr_db)) {
+      out.push_back("output '" + o.name + "': SQNR " + Fixed(o.error.sqnr_db(), 2) + " dB < min_sqnr_db " +
+                    Fixed(*gate.min_sqnr_db, 2));
+    }
+    if (gate.max_top1_drop && o.has_top1) {
+      const double drop = Rate(o.float_right, o.labelled) - Rate(o.int8_right, o.labelled);
+      if (drop > *gate.max_top1_drop) {
+        out.push_back("output '" + o.name + "': top-1 drops by " + Fixed(drop, 4) + " > max_top1_drop " +
+                      Fixed(*gate.max_top1_drop, 4));
+      }
+    }
+  }
+  return out;
+}
+
+nlohmann::json ReportJson(const ValidationResult& r, const nlohmann::json& provenance, const nlohmann::json& model,
+                          const std::vector<Recovery>& recovery, const GateConfig& gate) {
+  nlohmann::json outputs = nlohmann::json::array();
+  for (const auto& o : r.outputs) {
+    nlohmann::json j = {{"name", o.name},
+                        {"max_abs_error", o.error.max_abs_error()},
+                        {"mean_abs_error", o.error.mean_abs_error()},
+                        {"rmse", o.error.rmse()},
+                        {"cosine", o.error.cosine()},
+                        {"sqnr_db", Number(o.error.sqnr_db())}};
+    if (o.has_top1) {
+      j["top1"] = {{"float", Rate(o.float_right, o.labelled)}, {"int8", Rate(o.int8_right, o.labelled)},
+                   {"agreement", Rate(o.agree, o.labelled)}, {"samples", o.labelled}};
+    }
+    outputs.push_back(j);
+  }
+  nlohmann::json layers = nlohmann::json::array();
+  for (const auto& l : r.layers) {
+    layers.push_back({{"tensor", l.tensor},
+                      {"int8_tensor", l.int8_tensor},
+                      {"node", l.node},
+                      {"op", l.op},
+                      {"sqnr_db", Number(l.error.sqnr_db())},
+                      {"cosine", l.error.cosine()},
+                      {"dtype", l.dtype == DataType::kInt8 ? "int8" : "uint8"},
+                      {"scale", l.scale},
+                      {"zero_point", l.zero_point},
+                      {"range", {l.clip_lo, l.clip_hi}},
+                      {"clipped_fraction", Rate(l.clipped, l.values)},
+                      {"histogram", {{"lo", l.hist_lo}, {"hi", l.hist_hi}, {"counts", l.histogram}}}});
+  }
+  nlohmann::json rec = nlohmann::json::array();
+  for (const auto& x : recovery) {
+    rec.push_back({{"node", x.node}, {"tensor", x.tensor}, {"output_sqnr_db", Number(x.output_sqnr_db)},
+                   {"gain_db", Number(x.gain_db)}});
+  }
+  nlohmann::json j = {{"format", "ptq-report"}, {"version", 1},   {"provenance", provenance}, {"model", model},
+                      {"outputs", outputs},     {"layers", layers}, {"recovery", rec}};
+  if (gate.any()) {
+    nlohmann::json t = nlohmann::json::object();
+    if (gate.min_sqnr_db) t["min_sqnr_db"] = *gate.min_sqnr_db;
+    if (gate.max_top1_drop) t["max_top1_drop"] = *gate.max_top1_drop;
+    const std::vector<std::string> failures = GateFailures(r, gate);
+    j["gate"] = {{"thresholds", t}, {"passed", failures.empty()}, {"failures", failures}};
+  }
+  return j;
+}
+
+}  // namespace ptq

@@ -1,0 +1,54 @@
+// Validation: the float and the quantized model run in lock-step on the same batches; per model output
+// and per integer tensor (against its float twin) the error statistics the report shows.
+#pragma once
+
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "report/error_metrics.h"
+#include "runtime/graph.h"
+
+namespace ptq {
+
+// Fills `batch` with the next inputs and `samples` with how many samples they hold; false at the end.
+using BatchSource = std::function<bool(std::map<std::string, Tensor>* batch, int64_t* samples)>;
+
+struct OutputStats {
+  std::string name;
+  ErrorMetrics error;
+  bool has_top1 = false;     // labels given and the output is [samples, classes]
+  int64_t float_right = 0, int8_right = 0, agree = 0, labelled = 0;
+};
+
+// An integer tensor of the quantized model and its float twin (the tensor it quantizes).
+struct LayerStats {
+  std::string tensor;        // float twin's name
+  std::string int8_tensor;
+  std::string node, op;      // the float model's node that produces the twin ("" for a model input)
+  DataType dtype = DataType::kUint8;
+  float scale = 1;
+  int32_t zero_point = 0;
+  float clip_lo = 0, clip_hi = 0;  // the representable range (qmin - zp) * scale .. (qmax - zp) * scale
+  ErrorMetrics error;        // dequantized int8 against float
+  int64_t clipped = 0, values = 0;
+  float hist_lo = 0, hist_hi = 0;  // float values' histogram over [hist_lo, hist_hi] (ends collect the rest)
+  std::vector<int64_t> histogram;
+};
+
+struct ValidationResult {
+  std::vector<OutputStats> outputs;
+  std::vector<LayerStats> layers;  // sorted by SQNR, worst first
+  int64_t samples = 0;
+};
+
+// Runs both models over every batch of `next`. Integer tensors are found by name: the quantized model's
+// tensor "<T>/quantized" produced by a node is the integer form of the float model's tensor T; its
+// scale and zero point are read from the QuantizeLinear / QLinearMatMul / QLinearConv that writes it
+// (through data-movement ops). `labels` (int64 [samples], may be null) enables top-1 for outputs of
+// shape [samples, classes]. With `per_layer` false only the outputs are compared (faster).
+ValidationResult Validate(const Graph& float_model, const Graph& int8_model, const BatchSource& next,
+                          const Tensor* labels, bool per_layer);
+
+}  // namespace ptq
