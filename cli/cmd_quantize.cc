@@ -40,11 +40,6 @@ the report are still written). Nothing is written when a stage fails.
 
 constexpr int kRecoveryLayers = 3;
 
-std::string ModelDir(const std::string& model) {
-  const std::string d = fs::path(model).parent_path().string();
-  return d.empty() ? "." : d;
-}
-
 void Stage(bool quiet, int k, const std::string& what) {
   if (!quiet) std::cerr << "[" << k << "/4] " << what << "\n";
 }
@@ -107,12 +102,9 @@ int QuantizeCommand(int argc, char** argv) {
   onnx::ModelProto float_proto;
   LoadModelProto(config.model, &float_proto);
   const std::string model_digest = Sha256Hex(ReadFileToString(config.model, int64_t{2} << 30));
-  const std::map<std::string, std::string> metadata = {{"ptq_version", PTQ_VERSION},
-                                                       {"ptq_config_sha256", Sha256Hex(config.json.dump())},
-                                                       {"ptq_calibration_table_sha256", Sha256Hex(calib.table)},
-                                                       {"ptq_float_model_sha256", model_digest}};
+  const auto metadata = QuantizedModelMetadata(config, Sha256Hex(calib.table), model_digest);
   RewriteInfo info;
-  const onnx::ModelProto q = RewriteModel(float_proto, ModelDir(config.model), table, rc, metadata, &info);
+  const onnx::ModelProto q = RewriteModel(float_proto, ModelFolder(config), table, rc, metadata, &info);
   if (!quiet) {
     for (const auto& s : info.skipped) std::cerr << "ptq: note: stays float: " << s << "\n";
   }
@@ -120,7 +112,7 @@ int QuantizeCommand(int argc, char** argv) {
   const std::string data = val.data.empty() ? cal.data : val.data;
   Stage(quiet, 3, "validating on " + data);
   const Graph float_graph = LoadGraph(config.model);
-  const Graph int8_graph = GraphFromModel(q, ModelDir(config.model), "quantized model");
+  const Graph int8_graph = GraphFromModel(q, ModelFolder(config), "quantized model");
   SampleOptions vo;
   vo.batch_size = cal.batch_size;
   Tensor labels;
@@ -143,8 +135,8 @@ int QuantizeCommand(int argc, char** argv) {
     tried.insert(nodes[0]);
     RewriteConfig excluded = rc;
     excluded.exclude_nodes.insert(excluded.exclude_nodes.end(), nodes.begin(), nodes.end());
-    const onnx::ModelProto qx = RewriteModel(float_proto, ModelDir(config.model), table, excluded, metadata, nullptr);
-    const Graph gx = GraphFromModel(qx, ModelDir(config.model), "quantized model");
+    const onnx::ModelProto qx = RewriteModel(float_proto, ModelFolder(config), table, excluded, metadata, nullptr);
+    const Graph gx = GraphFromModel(qx, ModelFolder(config), "quantized model");
     Batches again{SampleReader::Open(float_graph, data, vo)};
     const ValidationResult rx = Validate(float_graph, gx, again.source(), nullptr, false);
     Recovery r;

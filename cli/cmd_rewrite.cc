@@ -25,11 +25,6 @@ is not run. The result passes the ONNX checker and strict shape inference before
 --out MODEL    where to write (default: the config's output; never the input model)
 )";
 
-std::string ModelDir(const std::string& model) {
-  const std::string d = std::filesystem::path(model).parent_path().string();
-  return d.empty() ? "." : d;
-}
-
 }  // namespace
 
 int RewriteCommand(int argc, char** argv) {
@@ -53,13 +48,9 @@ int RewriteCommand(int argc, char** argv) {
   }
   onnx::ModelProto model;
   LoadModelProto(config.model, &model);
-  const std::map<std::string, std::string> metadata = {
-      {"ptq_version", PTQ_VERSION},
-      {"ptq_config_sha256", Sha256Hex(config.json.dump())},
-      {"ptq_calibration_table_sha256", table.file_sha256},
-      {"ptq_float_model_sha256", model_digest}};
+  const auto metadata = QuantizedModelMetadata(config, table.file_sha256, model_digest);
   RewriteInfo info;
-  const onnx::ModelProto q = RewriteModel(model, ModelDir(config.model), table, rc, metadata, &info);
+  const onnx::ModelProto q = RewriteModel(model, ModelFolder(config), table, rc, metadata, &info);
   SaveModelProto(q, out, config.model);
   if (!args.Has("quiet")) {
     for (const auto& s : info.skipped) std::cerr << "ptq: note: stays float: " << s << "\n";

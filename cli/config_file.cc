@@ -6,6 +6,7 @@
 #include "runtime/error.h"
 #include "runtime/file_util.h"
 #include "runtime/json_fields.h"
+#include "runtime/sha256.h"
 
 namespace ptq {
 
@@ -66,6 +67,19 @@ std::string DefaultTablePath(const ConfigFile& config) {
   namespace fs = std::filesystem;
   const fs::path out(config.output);
   return (out.parent_path() / (out.stem().string() + ".calib.json")).string();
+}
+
+std::string ModelFolder(const ConfigFile& config) {
+  const std::string d = std::filesystem::path(config.model).parent_path().string();
+  return d.empty() ? "." : d;
+}
+
+std::map<std::string, std::string> QuantizedModelMetadata(const ConfigFile& config, const std::string& table_sha256,
+                                                          const std::string& model_sha256) {
+  return {{"ptq_version", PTQ_VERSION},
+          {"ptq_config_sha256", Sha256Hex(config.json.dump())},
+          {"ptq_calibration_table_sha256", table_sha256},
+          {"ptq_float_model_sha256", model_sha256}};
 }
 
 }  // namespace ptq

@@ -1,6 +1,7 @@
 // Loads the JSON config: top-level keys checked, --set key.path=value overrides applied.
 #pragma once
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -22,5 +23,12 @@ ConfigFile LoadConfig(const std::string& path, const std::vector<std::string>& s
 // Where the calibration table goes when neither --out/--table nor calibration.table says:
 // beside `output`, named <output stem>.calib.json.
 std::string DefaultTablePath(const ConfigFile& config);
+
+// The folder of `model` (where its external data lives); "." for a bare file name.
+std::string ModelFolder(const ConfigFile& config);
+
+// The metadata_props ptq writes into a quantized model: version and SHA-256 of config, table, model.
+std::map<std::string, std::string> QuantizedModelMetadata(const ConfigFile& config, const std::string& table_sha256,
+                                                          const std::string& model_sha256);
 
 }  // namespace ptq

@@ -33,7 +33,7 @@ td.num,th.num{text-align:right;font-variant-numeric:tabular-nums;white-space:now
 td.name{word-break:break-all;min-width:180px}
 table.kv th{width:190px}table.kv td{word-break:break-all}
 .bad{color:#c5221f;font-weight:600}
-.gate{border:2px solid;border-radius:6px;padding:10px 14px;margin:12px 0}
+.gate{border:2px solid;border-radius:6px;padding:10px 14px;margin:14px 0 18px;font-size:16px}
 .gate.pass{background:#e6f4ea;border-color:#1e8e3e;color:#137333}
 .gate.fail{background:#fce8e6;border-color:#d93025;color:#a50e0e}
 .gate.none{background:#f1f3f6;border-color:#b0b6be;color:#444}
@@ -43,7 +43,7 @@ table.kv th{width:190px}table.kv td{word-break:break-all}
 svg{max-width:100%;height:auto}
 .hists{display:grid;grid-template-columns:repeat(3,1fr);gap:14px}
 figure{margin:0;border:1px solid #dde1e6;border-radius:6px;padding:8px;background:#fff}
-figcaption{font-size:12.5px;margin-bottom:4px;overflow-wrap:anywhere}
+figcaption{font-size:12.5px;margin-bottom:4px;white-space:nowrap;overflow:hidden;text-overflow:ellipsis}
 )";
 
 const json& Null() {
@@ -97,11 +97,15 @@ std::string Td(const std::string& html, bool bad = false) {
 }
 bool Below(std::optional<double> v, std::optional<double> threshold) { return v && threshold && *v < *threshold; }
 
-void Header(std::ostringstream& o, const json& r) {
+void Title(std::ostringstream& o, const json& r) {
   const json& prov = At(r, "provenance");
   o << "<h1>ptq accuracy report</h1>\n<p class=\"subtitle\"><code>" << E(Text(At(prov, "model"))) << "</code>";
   if (!Text(At(prov, "quantized_model")).empty()) o << " → <code>" << E(Text(At(prov, "quantized_model"))) << "</code>";
   o << "</p>\n";
+}
+
+void Provenance(std::ostringstream& o, const json& r) {
+  const json& prov = At(r, "provenance");
   static const std::vector<std::pair<std::string, std::string>> kLabels = {
       {"ptq_version", "ptq version"}, {"model", "Float model"}, {"quantized_model", "Quantized model"},
       {"method", "Calibration method"}, {"quantization_format", "Quantization format"},
@@ -147,15 +151,14 @@ void Header(std::ostringstream& o, const json& r) {
 }
 
 void Gate(std::ostringstream& o, const json& gate) {
-  o << "<h2>Accuracy gate</h2>\n";
   if (!gate.is_object()) {
-    o << "<div class=\"gate none\"><span class=\"status\">No gate</span> — no thresholds were set.</div>\n";
+    o << "<div class=\"gate none\">Accuracy gate: <span class=\"status\">none</span> — no thresholds were set.</div>\n";
     return;
   }
   const json& passed = At(gate, "passed");
   const char* cls = !passed.is_boolean() ? "none" : passed.get<bool>() ? "pass" : "fail";
   const char* status = !passed.is_boolean() ? "Gate result unknown" : passed.get<bool>() ? "PASSED" : "FAILED";
-  o << "<div class=\"gate " << cls << "\"><span class=\"status\">" << status << "</span>";
+  o << "<div class=\"gate " << cls << "\">Accuracy gate: <span class=\"status\">" << status << "</span>";
   const json& th = At(gate, "thresholds");
   if (th.is_object() && !th.empty()) {
     o << " — thresholds:";
@@ -195,9 +198,9 @@ void Outputs(std::ostringstream& o, const json& r, std::optional<double> min_sqn
     if (top1) {
       const json& t = At(out, "top1");
       const auto f = Num(At(t, "float")), q = Num(At(t, "int8"));
-      const std::optional<double> drop = f && q ? std::optional<double>(*f - *q) : std::nullopt;
+      const double drop = f && q ? *f - *q : 0.0;
       o << Td(Or(f, Pct)) << Td(Or(q, Pct))
-        << Td(drop ? FormatFixed(100 * *drop, 2) + " pp" : "—", drop && max_drop && *drop > *max_drop)
+        << Td(f && q ? FormatFixed(100 * drop, 2) + " pp" : "—", f && q && max_drop && drop > *max_drop)
         << Td(Or(Num(At(t, "agreement")), Pct));
     }
     o << "</tr>\n";
@@ -273,13 +276,14 @@ void Histograms(std::ostringstream& o, const json& layers) {
     const std::string tensor = Text(At(l, "tensor"));
     const auto sqnr = Sqnr(At(l, "sqnr_db"));
     const auto clipped = Num(At(l, "clipped_fraction"));
-    figures.push_back("<figure><figcaption><code title=\"" + E(tensor) + "\">" + E(ShortenMiddle(tensor, 52)) +
+    figures.push_back("<figure><figcaption><code title=\"" + E(tensor) + "\">" + E(ShortenMiddle(tensor, 44)) +
                       "</code><br>SQNR " + FormatSqnr(sqnr) + (sqnr ? " dB" : "") +
                       (clipped ? " · clipped " + ClipPct(*clipped) : "") + "</figcaption>\n" + svg + "</figure>\n");
   }
   if (figures.empty()) return;
   o << "<h2>Activations of the worst layers</h2>\n<p class=\"note\">Float activation values over the validation data; "
-       "red lines mark the quantization range, values in the shaded regions are clipped.</p>\n<div class=\"hists\">\n";
+       "bar heights are log(1 + count). Red lines mark the quantization range; values in the shaded regions "
+       "are clipped.</p>\n<div class=\"hists\">\n";
   for (const std::string& f : figures) o << f;
   o << "</div>\n";
 }
@@ -295,8 +299,9 @@ std::string RenderHtmlReport(const json& report) {
   std::ostringstream o;
   o << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>ptq report"
     << (model.empty() ? "" : " — " + E(model)) << "</title>\n<style>" << kCss << "</style>\n</head>\n<body>\n";
-  Header(o, report);
-  Gate(o, gate);
+  Title(o, report);
+  Gate(o, gate);  // the verdict first, then where it comes from
+  Provenance(o, report);
   Outputs(o, report, min_sqnr, max_drop);
   const json& layers = Items(At(report, "layers"));
   Layers(o, layers, min_sqnr);

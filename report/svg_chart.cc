@@ -79,13 +79,13 @@ std::string FormatSqnr(std::optional<double> db) {
 std::string SqnrBarChartSvg(const std::vector<SqnrBar>& rows, std::optional<double> min_sqnr_db) {
   if (rows.empty()) return "";
   if (min_sqnr_db && !std::isfinite(*min_sqnr_db)) min_sqnr_db.reset();
-  // Axis: 0 .. a round number covering finite values and the threshold, at most the cap.
+  // Axis: 0 .. a round number covering the values up to the cap and the threshold.
   double top = 0;
   for (const SqnrBar& r : rows) {
-    if (r.sqnr_db && std::isfinite(*r.sqnr_db)) top = std::max(top, std::min(*r.sqnr_db, kSqnrAxisCapDb));
+    if (r.sqnr_db && *r.sqnr_db <= kSqnrAxisCapDb) top = std::max(top, *r.sqnr_db);
   }
   if (min_sqnr_db) top = std::max(top, std::min(*min_sqnr_db, kSqnrAxisCapDb));
-  if (top <= 0) top = 10;
+  top = std::max(top, 10.0);  // below 10 dB everything is bad anyway; keeps the ticks meaningful
   const double step = TickStep(top);
   top = std::ceil(top / step - 1e-9) * step;
 
@@ -111,6 +111,7 @@ std::string SqnrBarChartSvg(const std::vector<SqnrBar>& rows, std::optional<doub
       << FormatGeneral(t, 4) << (t + step > top + 1e-9 ? " dB" : "") << "</text>\n";
   }
   const size_t max_label = static_cast<size_t>((label_w - 14) / 7.3);  // 12px monospace
+  std::ostringstream values;
   for (size_t i = 0; i < rows.size(); ++i) {
     const SqnrBar& r = rows[i];
     const double y = y_top + i * row_h, bar_y = y + (row_h - bar_h) / 2, text_y = y + row_h / 2 + 4;
@@ -143,8 +144,16 @@ std::string SqnrBarChartSvg(const std::vector<SqnrBar>& rows, std::optional<doub
         << C(x1) << "," << C(bar_y + bar_h) << "\" fill=\"" << fill << "\"/>\n";
       value_x += 10;
     }
-    o << "<text x=\"" << C(value_x) << "\" y=\"" << C(text_y) << "\" fill=\"" << (cls == "bad" ? kRed : "#222")
-      << "\">" << FormatSqnr(r.sqnr_db) << (r.sqnr_db ? " dB" : "") << "</text>\n</g>\n";
+    o << "</g>\n";
+    // Values are drawn after the threshold line, on a white box where they cross it, so they stay readable.
+    const std::string value = FormatSqnr(r.sqnr_db) + (r.sqnr_db ? " dB" : "");
+    const double value_w = 7.0 * value.size() - 4;  // 12px sans-serif, a little generous ("∞" is 3 bytes)
+    if (min_sqnr_db && x_of(*min_sqnr_db) > value_x - 3 && x_of(*min_sqnr_db) < value_x + value_w + 3) {
+      values << "<rect x=\"" << C(value_x - 2) << "\" y=\"" << C(text_y - 11) << "\" width=\"" << C(value_w + 4)
+             << "\" height=\"15\" fill=\"#fff\"/>\n";
+    }
+    values << "<text x=\"" << C(value_x) << "\" y=\"" << C(text_y) << "\" fill=\"" << (cls == "bad" ? kRed : "#222")
+           << "\">" << value << "</text>\n";
   }
   if (min_sqnr_db) {
     const double x = x_of(*min_sqnr_db);
@@ -154,13 +163,13 @@ std::string SqnrBarChartSvg(const std::vector<SqnrBar>& rows, std::optional<doub
     o << "<text x=\"" << C(x) << "\" y=\"" << C(y_top + plot_h + 18) << "\" text-anchor=\"middle\" fill=\"" << kRed
       << "\">min_sqnr_db " << FormatSqnr(*min_sqnr_db) << " dB</text>\n";
   }
-  o << "</svg>\n";
+  o << values.str() << "</svg>\n";
   return o.str();
 }
 
 std::string HistogramSvg(const HistogramPlot& h) {
   if (h.counts.empty() || !std::isfinite(h.lo) || !std::isfinite(h.hi) || !(h.lo < h.hi)) return "";
-  const double width = 360, height = 168, x0 = 8, x1 = width - 8, y0 = 14, y1 = 126;
+  const double width = 360, height = 172, x0 = 8, x1 = width - 8, y0 = 14, y1 = 126;
   auto x_of = [&](double v) { return x0 + (x1 - x0) * std::clamp((v - h.lo) / (h.hi - h.lo), 0.0, 1.0); };
   double max_count = 0;
   for (double c : h.counts) {
@@ -200,28 +209,33 @@ std::string HistogramSvg(const HistogramPlot& h) {
     o << "<line x1=\"" << C(x_of(0)) << "\" y1=\"" << C(y0) << "\" x2=\"" << C(x_of(0)) << "\" y2=\"" << C(y1)
       << "\" stroke=\"#999\" stroke-dasharray=\"2,2\"/>\n";
   }
-  // Clip lines with their values below the axis, pushed apart when they would overlap.
-  double lo_x = x_of(clip_lo), hi_x = x_of(clip_hi);
+  // Clip lines, each value below the axis on the outer side of its line (inner side near the edges).
+  const double lo_x = x_of(clip_lo), hi_x = x_of(clip_hi);
   const bool show_lo = clip_lo >= h.lo && clip_lo <= h.hi, show_hi = clip_hi >= h.lo && clip_hi <= h.hi;
-  double lo_label = std::clamp(lo_x, x0 + 28, x1 - 28), hi_label = std::clamp(hi_x, x0 + 28, x1 - 28);
-  if (show_lo && show_hi && hi_label - lo_label < 70) {
-    const double mid = std::clamp((lo_label + hi_label) / 2, x0 + 63, x1 - 63);
-    lo_label = mid - 35;
-    hi_label = mid + 35;
-  }
+  double lo_label_end = -1e9;  // right end of the low label, to move the high one down if they touch
   for (int side = 0; side < 2; ++side) {
     if (!(side == 0 ? show_lo : show_hi)) continue;
     const double x = side == 0 ? lo_x : hi_x;
+    const bool outer_fits = side == 0 ? x - x0 > 40 : x1 - x > 40;
+    const bool to_left = (side == 0) == outer_fits;
+    const std::string label = FormatGeneral(side == 0 ? clip_lo : clip_hi, 4);
+    const double label_x = to_left ? x - 3 : x + 3, label_w = 6.5 * label.size();
+    const double start = to_left ? label_x - label_w : label_x;
+    const double y = side == 1 && start < lo_label_end + 4 ? y1 + 41 : y1 + 28;
+    if (side == 0) lo_label_end = start + label_w;
     o << "<line class=\"clip-line\" x1=\"" << C(x) << "\" y1=\"" << C(y0 - 4) << "\" x2=\"" << C(x) << "\" y2=\""
       << C(y1 + 4) << "\" stroke=\"" << kRed << "\" stroke-width=\"1.5\"/>\n";
-    o << "<text x=\"" << C(side == 0 ? lo_label : hi_label) << "\" y=\"" << C(y1 + 30)
-      << "\" text-anchor=\"middle\" fill=\"" << kRed << "\">" << FormatGeneral(side == 0 ? clip_lo : clip_hi, 4)
-      << "</text>\n";
+    o << "<text x=\"" << C(label_x) << "\" y=\"" << C(y) << "\" text-anchor=\"" << (to_left ? "end" : "start")
+      << "\" fill=\"" << kRed << "\">" << label << "</text>\n";
   }
-  o << "<text x=\"" << C(x0) << "\" y=\"" << C(y1 + 15) << "\" fill=\"#555\">" << FormatGeneral(h.lo, 4) << "</text>\n";
-  o << "<text x=\"" << C(x1) << "\" y=\"" << C(y1 + 15) << "\" text-anchor=\"end\" fill=\"#555\">"
-    << FormatGeneral(h.hi, 4) << "</text>\n";
-  o << "<text x=\"" << C(x1 - 3) << "\" y=\"" << C(y0 + 12) << "\" text-anchor=\"end\" fill=\"#888\">log count</text>\n";
+  // Histogram ends below the axis, unless a range label already says the same.
+  if (!(show_lo && FormatGeneral(clip_lo, 4) == FormatGeneral(h.lo, 4))) {
+    o << "<text x=\"" << C(x0) << "\" y=\"" << C(y1 + 15) << "\" fill=\"#555\">" << FormatGeneral(h.lo, 4) << "</text>\n";
+  }
+  if (!(show_hi && FormatGeneral(clip_hi, 4) == FormatGeneral(h.hi, 4))) {
+    o << "<text x=\"" << C(x1) << "\" y=\"" << C(y1 + 15) << "\" text-anchor=\"end\" fill=\"#555\">"
+      << FormatGeneral(h.hi, 4) << "</text>\n";
+  }
   o << "</svg>\n";
   return o.str();
 }

@@ -30,8 +30,8 @@ struct SqnrBar {
 
 // Horizontal bar chart, one bar per row in the given order, each a <rect class="sqnr-bar ...">
 // (modifier "bad" below min_sqnr_db, "over" past the axis, "none" when missing). The axis runs from 0
-// to a round value covering the finite SQNRs and the threshold, capped at kSqnrAxisCapDb: longer bars
-// (and infinite ones) end at the axis with a marker and keep their true value as label. A dashed
+// to a round value covering the threshold and the SQNRs up to kSqnrAxisCapDb; higher (and infinite)
+// ones do not stretch it: their bars end at the axis with an arrow and keep their true value as label. A dashed
 // vertical line marks min_sqnr_db when given. Returns "" for no rows.
 constexpr double kSqnrAxisCapDb = 80.0;
 std::string SqnrBarChartSvg(const std::vector<SqnrBar>& rows, std::optional<double> min_sqnr_db);
@@ -43,8 +43,9 @@ struct HistogramPlot {
   std::optional<double> clip_lo, clip_hi;  // the chosen range; values outside are clipped
 };
 
-// Small SVG of h (bar heights on a log scale so clipped tails stay visible), with the clipped
-// regions shaded and the range ends drawn as vertical lines (class "clip-line"). Returns "" when h
+// Small SVG of h (bar heights are log(1 + count) so clipped tails stay visible; say so in the page),
+// with the clipped regions shaded and the range ends drawn as vertical lines (class "clip-line")
+// labelled with their values. Returns "" when h
 // is unusable (no bins, or lo/hi not finite with lo < hi).
 std::string HistogramSvg(const HistogramPlot& h);
 

@@ -108,6 +108,7 @@ std::string RenderTable(const std::vector<std::vector<Cell>>& rows, const std::v
       line += right[c] ? pad + text : text + (last ? "" : pad);
       if (!last) line += "  ";
     }
+    line.erase(line.find_last_not_of(' ') + 1);  // an empty last cell leaves no trailing blanks
     out += line + "\n";
   }
   return out;
@@ -213,7 +214,7 @@ std::string RenderTerminalReport(const json& report, bool color, int max_layers)
     double top = min_sqnr ? std::min(*min_sqnr, kSqnrAxisCapDb) : 0;  // same axis rule as the HTML chart
     for (const json& l : layers) {
       const auto v = Sqnr(At(l, "sqnr_db"));
-      if (v && std::isfinite(*v)) top = std::max(top, std::min(*v, kSqnrAxisCapDb));
+      if (v && *v <= kSqnrAxisCapDb) top = std::max(top, *v);
     }
     top = top <= 0 ? 10 : std::ceil(top / 10 - 1e-9) * 10;
     std::vector<std::vector<Cell>> rows = {{{"layer"}, {"op"}, {"SQNR dB"}, {"0–" + FormatGeneral(top, 4) + " dB"}}};
