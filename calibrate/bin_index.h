@@ -16,4 +16,19 @@ namespace ptq {
 void FloatBinIndices(const float* v, size_t n, float scale, int32_t first, int32_t skip_base, bool check_finite,
                      int32_t* idx);
 
+// What FloatBinIndicesAndRange saw besides the indices.
+struct IndexedRange {
+  float min, max;    // over the non-NaN values (+-Inf included); +inf and -inf when n == 0
+  bool has_nan;
+  uint32_t zeros;    // values equal to +-0
+};
+
+// One pass doing the indices of FloatBinIndices (zeros to skip_base + (i & 3)) and the min/max/NaN/zero
+// scan of the same values, for Histogram::Add's one-pass path (values already inside the grid). The
+// indices are meaningful only when the values turn out to be inside the grid (no NaN, min and max
+// within it, which the caller checks before using them); those of NaN and +-Inf are unspecified.
+// REQUIRES: n < 2^31. `allow_avx2` = false forces the SSE2 path (for tests: the result is the same).
+IndexedRange FloatBinIndicesAndRange(const float* v, size_t n, float scale, int32_t first, int32_t skip_base,
+                                     int32_t* idx, bool allow_avx2 = true);
+
 }  // namespace ptq

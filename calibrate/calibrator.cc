@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "calibrate/range_method.h"
+#include "calibrate/stats_worker.h"
 #include "runtime/attention_pattern.h"
 #include "runtime/quant_math.h"
 #include "runtime/session.h"
@@ -63,7 +64,8 @@ void MergeObservedShape(Shape* shape, const Shape& seen) {
 }
 
 CalibrationResult CollectStatistics(const Graph& graph, SampleReader& samples, const CalibrationOptions& options,
-                                    const std::function<void(int64_t, int64_t)>& progress) {
+                                    const std::function<void(int64_t, int64_t)>& progress,
+                                    const CollectOptions& collect) {
   CalibrationResult result;
   const auto selected = SelectTensors(graph, options);
   for (const auto& kv : selected) {
@@ -77,20 +79,47 @@ CalibrationResult CollectStatistics(const Graph& graph, SampleReader& samples, c
   }
   auto shared = std::make_shared<const Graph>(graph);
   Session session(shared);
-  Observer observer = [&](const Observation& o) {
+  // The observed activations of each node of `shared` (by index), as (output name, target): most
+  // nodes have none, so the observer returns after one index; graph inputs use the map.
+  std::vector<std::vector<std::pair<const std::string*, CalibratedTensor*>>> per_node(shared->nodes.size());
+  for (size_t i = 0; i < shared->nodes.size(); ++i) {
+    for (const std::string& out : shared->nodes[i].outputs) {
+      auto it = result.tensors.find(out);
+      if (it != result.tensors.end() && it->second.role != TensorRole::kWeight) per_node[i].push_back({&out, &it->second});
+    }
+  }
+  auto target_of = [&](const Observation& o) -> CalibratedTensor* {
+    const Node* first = shared->nodes.data();
+    if (o.node && o.node >= first && o.node < first + shared->nodes.size()) {
+      for (const auto& e : per_node[static_cast<size_t>(o.node - first)]) {
+        if (e.first == &o.name || *e.first == o.name) return e.second;
+      }
+      return nullptr;
+    }
     auto it = result.tensors.find(o.name);
-    if (it == result.tensors.end() || it->second.role == TensorRole::kWeight) return;
+    return it == result.tensors.end() || it->second.role == TensorRole::kWeight ? nullptr : &it->second;
+  };
+  std::unique_ptr<StatsWorker> worker;  // declared after `result`: joined before the targets go away
+  if (collect.background) worker = std::make_unique<StatsWorker>(FoldObservation, collect.queue_bytes);
+  Observer observer = [&](const Observation& o) {
     if (o.value.dtype() != DataType::kFloat) return;
-    it->second.histogram.Add(o.value.data<float>(), static_cast<size_t>(o.value.size()));
-    MergeObservedShape(&it->second.observed_shape, o.value.shape());
+    CalibratedTensor* t = target_of(o);
+    if (!t) return;
+    if (worker) {
+      worker->Push(t, o.value);  // copies the values into a recycled buffer (see stats_worker.h)
+    } else {
+      FoldObservation(t, o.value);
+    }
   };
   std::map<std::string, Tensor> batch;
   int64_t n = 0;
   while (samples.Next(&batch, &n)) {
     session.Run(batch, observer);
+    if (worker) worker->Publish();  // hands the batch's tensors over at once
     result.samples += n;
     if (progress) progress(result.samples, samples.num_samples());
   }
+  if (worker) worker->Finish();
   return result;
 }
 

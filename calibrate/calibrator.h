@@ -2,6 +2,8 @@
 // quantized op reads or writes, and turns the histograms into ranges, scales and zero points.
 #pragma once
 
+#include <cstddef>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -55,10 +57,22 @@ std::map<std::string, TensorRole> SelectTensors(const Graph& graph, const Calibr
 // record does not depend on batch order or on how samples were split into shards.
 void MergeObservedShape(Shape* shape, const Shape& seen);
 
+// How CollectStatistics runs; none of this changes the result (histograms are order-independent).
+struct CollectOptions {
+  // false: the histograms are updated inline, on the calling thread, as each tensor is produced.
+  // true: observed tensors go to one background thread (StatsWorker, stats_worker.h), so statistics
+  // overlap inference; the tensors it has not folded yet hold at most `queue_bytes` of memory.
+  bool background = false;
+  size_t queue_bytes = size_t{64} << 20;
+};
+
 // Runs the model over every batch of `samples`, accumulating histograms (memory independent of the
 // number of samples). `progress`, when given, is called after each batch with (samples done, total).
+// An exception from the session, the reader or the statistics is rethrown after any background thread
+// has been joined. The result is byte-identical with and without `collect.background`.
 CalibrationResult CollectStatistics(const Graph& graph, SampleReader& samples, const CalibrationOptions& options,
-                                    const std::function<void(int64_t, int64_t)>& progress = nullptr);
+                                    const std::function<void(int64_t, int64_t)>& progress = nullptr,
+                                    const CollectOptions& collect = CollectOptions());
 
 // Fills ranges, scales and zero points of every tensor from its histogram (activations) or values
 // (weights), through the range method and quant_math.h. Deterministic: same histograms, same result.

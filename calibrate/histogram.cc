@@ -5,7 +5,12 @@
 #include <cmath>
 #include <cstring>
 
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
 #include "calibrate/bin_index.h"
+#include "runtime/cpu_features.h"
 #include "runtime/error.h"
 
 namespace ptq {
@@ -31,10 +36,68 @@ struct Scan {
   uint64_t zeros;    // values equal to +-0
 };
 
+#if defined(__x86_64__)
+// ScanValues below with 8-lane AVX2 vectors, for the first `*done` values (a multiple of 16); the
+// caller finishes the rest. Same result: min, max and the zero count do not depend on the order, and
+// `poison` is NaN iff some value is not finite in any order.
+__attribute__((target("avx2"))) Scan ScanValuesAvx2(const float* v, size_t n, size_t* done) {
+  const __m256 inf = _mm256_set1_ps(std::numeric_limits<float>::infinity());
+  const __m256 zero = _mm256_setzero_ps();
+  __m256 mn0 = inf, mn1 = inf, mx0 = _mm256_sub_ps(zero, inf), mx1 = mx0, p0 = zero, p1 = zero;
+  __m256i z0 = _mm256_setzero_si256(), z1 = z0;
+  size_t i = 0;
+  for (; i + 16 <= n; i += 16) {
+    const __m256 a = _mm256_loadu_ps(v + i);
+    const __m256 b = _mm256_loadu_ps(v + i + 8);
+    mn0 = _mm256_min_ps(a, mn0);  // keeps the second operand when a is NaN
+    mn1 = _mm256_min_ps(b, mn1);
+    mx0 = _mm256_max_ps(a, mx0);
+    mx1 = _mm256_max_ps(b, mx1);
+    p0 = _mm256_add_ps(p0, _mm256_mul_ps(a, zero));
+    p1 = _mm256_add_ps(p1, _mm256_mul_ps(b, zero));
+    z0 = _mm256_sub_epi32(z0, _mm256_castps_si256(_mm256_cmp_ps(a, zero, _CMP_EQ_OQ)));
+    z1 = _mm256_sub_epi32(z1, _mm256_castps_si256(_mm256_cmp_ps(b, zero, _CMP_EQ_OQ)));
+  }
+  alignas(32) float lmn[8], lmx[8], lp[8];
+  alignas(32) uint32_t lz[8];
+  _mm256_store_ps(lmn, _mm256_min_ps(mn0, mn1));
+  _mm256_store_ps(lmx, _mm256_max_ps(mx0, mx1));
+  _mm256_store_ps(lp, _mm256_add_ps(p0, p1));
+  _mm256_store_si256(reinterpret_cast<__m256i*>(lz), _mm256_add_epi32(z0, z1));
+  Scan s{lmn[0], lmx[0], true, 0};
+  float poison = 0.0f;
+  for (int l = 0; l < 8; ++l) {
+    s.min = std::min(s.min, lmn[l]);
+    s.max = std::max(s.max, lmx[l]);
+    poison += lp[l];
+    s.zeros += lz[l];  // each lane counts at most n / 8 < 2^32 zeros (n <= 2^32: see Add)
+  }
+  s.all_finite = poison == poison;
+  *done = i;
+  return s;
+}
+#endif
+
 // Pass 1, vectorised: NaN compares false so it never becomes min or max, and x * 0 is NaN exactly
 // when x is NaN or +-Inf, so the sum `poison` of x * 0 is NaN iff some value is not finite.
 // Each int32 lane counts at most n / 8 zeros: exact for the calls of at most 2^32 values that Add makes.
+// Uses ScanValuesAvx2 when the CPU has AVX2 (GetCpuFeatures).
 Scan ScanValues(const float* v, size_t n) {
+#if defined(__x86_64__)
+  if (GetCpuFeatures().avx2_fma && n >= 16) {
+    size_t i = 0;
+    Scan s = ScanValuesAvx2(v, n, &i);
+    float poison = s.all_finite ? 0.0f : std::numeric_limits<float>::quiet_NaN();
+    for (; i < n; ++i) {
+      s.min = v[i] < s.min ? v[i] : s.min;
+      s.max = v[i] > s.max ? v[i] : s.max;
+      poison += v[i] * 0.0f;
+      s.zeros += v[i] == 0.0f;
+    }
+    s.all_finite = poison == poison;
+    return s;
+  }
+#endif
   const float inf = std::numeric_limits<float>::infinity();
   Float4 mn0 = {inf, inf, inf, inf}, mn1 = mn0, mx0 = -mn0, mx1 = -mn0, p0 = {0, 0, 0, 0}, p1 = p0;
   Int4 z0 = {0, 0, 0, 0}, z1 = z0;  // a == 0 is -1 in a true lane
@@ -119,21 +182,74 @@ void Histogram::Widen(float new_min, float new_max) {
   first_bin_ = first;
 }
 
-// Pass 2 over values whose finite ones are inside the grid, in blocks: first every value's bin
-// j - first_bin (zeros and non-finite values go to four spare counters), then the increments into
-// 32-bit block counters, added to the bins at the end. Zeros are added to their bin from the scan's
-// count. Grids within 2^22 bins of 0 compute indices in float (FloatBinIndices, vectorised, exact
-// there); others take the exact double path (FloorScaled).
-template <bool kCheck>
-void Histogram::AddFinite(const float* values, size_t n, uint64_t zeros) {
-  const int nb = num_bins();
+// The calling thread's block counters: *copies copies (*stride apart) of num_bins + 4 32-bit counters
+// (the 4 spare counters past the bins take zeros and non-finite values and are never read). The
+// counters of the bins are zero between calls: Flush (or AddInGrid's take-back) clears what a call
+// added.
+// Two copies, taken in turn by consecutive values, let runs of values in one bin (ReLU, softmax and
+// GELU outputs have many) increment without always waiting on the previous store; one copy for grids
+// too large to keep two in cache.
+uint32_t* Histogram::Counters(size_t* stride, size_t* copies) const {
   thread_local std::vector<uint32_t> counts;
-  if (counts.size() != bins_.size() + 4) counts.assign(bins_.size() + 4, 0);  // Flush keeps them zero
-  constexpr size_t kBlock = 256;
+  *stride = bins_.size() + 4;
+  *copies = bins_.size() <= 16384 ? 2 : 1;
+  if (counts.size() != *stride * *copies) counts.assign(*stride * *copies, 0);
+  return counts.data();
+}
+
+namespace {
+
+constexpr size_t kBlock = 1024;  // values indexed at a time (indices on the stack)
+
+// ++c[idx[k]] for k < len, value k in copy k % copies (copies is 1 or 2).
+void Count(const int32_t* idx, size_t len, uint32_t* c, size_t stride, size_t copies) {
+  size_t k = 0;
+  if (copies == 2) {
+    uint32_t* c1 = c + stride;
+    for (; k + 2 <= len; k += 2) {
+      ++c[idx[k]];
+      ++c1[idx[k + 1]];
+    }
+  }
+  for (; k < len; ++k) ++c[idx[k]];
+}
+
+}  // namespace
+
+// Adds bins [lo, hi] of every copy of the block counters to the bins and clears them; the other bins'
+// counters are zero (the values counted since the last flush lie in [lo, hi]).
+void Histogram::Flush(uint32_t* c, size_t stride, size_t copies, size_t lo, size_t hi) {
+  for (size_t r = 0; r < copies; ++r) {
+    uint32_t* cr = c + r * stride;
+    for (size_t k = lo; k <= hi; ++k) bins_[k] += cr[k];
+    std::fill(cr + lo, cr + hi + 1, 0u);
+  }
+}
+
+// The bins of the finite values mn <= mx on the current grid (both inside it).
+std::pair<size_t, size_t> Histogram::BinRange(float mn, float mx) const {
+  return {static_cast<size_t>(FloorScaled(mn, exponent_) - first_bin_),
+          static_cast<size_t>(FloorScaled(mx, exponent_) - first_bin_)};
+}
+
+bool Histogram::FloatGrid() const {
+  return first_bin_ > -(int64_t{1} << 22) && first_bin_ + num_bins() < (int64_t{1} << 22);
+}
+
+// Pass 2 over values whose finite ones (min mn, max mx) are inside the grid, in blocks: first every
+// value's bin j - first_bin (zeros and non-finite values go to four spare counters), then the
+// increments into 32-bit block counters, added to the bins at the end. Zeros are added to their bin
+// from the scan's count. Grids within 2^22 bins of 0 compute indices in float (FloatBinIndices,
+// vectorised, exact there); others take the exact double path (FloorScaled).
+template <bool kCheck>
+void Histogram::AddFinite(const float* values, size_t n, uint64_t zeros, float mn, float mx) {
+  const int nb = num_bins();
+  size_t stride, copies;
+  uint32_t* c = Counters(&stride, &copies);
   int32_t idx[kBlock];
-  const bool float_path = first_bin_ > -(int64_t{1} << 22) && first_bin_ + nb < (int64_t{1} << 22);
+  const bool float_path = FloatGrid();
   const float scale = float_path ? std::ldexp(1.0f, -exponent_) : 0.0f;
-  uint32_t* c = counts.data();
+  const auto range = BinRange(mn, mx);
   size_t since_flush = 0;
   for (size_t start = 0; start < n; start += kBlock) {
     const size_t len = std::min(kBlock, n - start);
@@ -146,25 +262,52 @@ void Histogram::AddFinite(const float* values, size_t n, uint64_t zeros) {
         idx[i] = skip ? nb + static_cast<int32_t>(i & 3) : static_cast<int32_t>(FloorScaled(v[i], exponent_) - first_bin_);
       }
     }
-    for (size_t k = 0; k < len; ++k) ++c[idx[k]];
+    Count(idx, len, c, stride, copies);
     since_flush += len;
     if (since_flush >= (size_t{1} << 31)) {  // 32-bit counters stay exact
-      Flush(&counts);
+      Flush(c, stride, copies, range.first, range.second);
       since_flush = 0;
     }
   }
-  Flush(&counts);
+  Flush(c, stride, copies, range.first, range.second);
   if (zeros > 0) bins_[static_cast<size_t>(-first_bin_)] += zeros;
 }
 
-// Adds the block counters to the bins and clears them (the spare counters past the bins are never
-// read).
-void Histogram::Flush(std::vector<uint32_t>* counts) {
-  uint32_t* c = counts->data();
-  for (size_t k = 0; k < bins_.size(); ++k) {
-    bins_[k] += c[k];
-    c[k] = 0;
+// The one-pass path for the common case of a call whose values are all finite and inside
+// [min(), max()]: then the grid does not change (Widen would keep e and first_bin), so indices can be
+// computed while scanning (FloatBinIndicesAndRange), block by block, each block checked before it is
+// counted. Returns false, having changed nothing, at the first block with a value outside or not
+// finite; Add then takes the two-pass path. REQUIRES: count_ > 0, FloatGrid(), n <= 2^31.
+bool Histogram::AddInGrid(const float* values, size_t n) {
+  const int nb = num_bins();
+  size_t stride, copies;
+  uint32_t* c = Counters(&stride, &copies);
+  int32_t idx[kBlock];
+  const float scale = std::ldexp(1.0f, -exponent_);
+  const float inf = std::numeric_limits<float>::infinity();
+  float mn = inf, mx = -inf;
+  uint64_t zeros = 0;
+  for (size_t start = 0; start < n; start += kBlock) {
+    const size_t len = std::min(kBlock, n - start);
+    const IndexedRange r = FloatBinIndicesAndRange(values + start, len, scale, static_cast<int32_t>(first_bin_), nb, idx);
+    if (r.has_nan || r.min < min_ || r.max > max_) {
+      if (start > 0) {  // take back the blocks counted so far
+        const auto range = BinRange(mn, mx);
+        for (size_t k = 0; k < copies; ++k) std::fill(c + k * stride + range.first, c + k * stride + range.second + 1, 0u);
+      }
+      return false;
+    }
+    Count(idx, len, c, stride, copies);
+    mn = std::min(mn, r.min);
+    mx = std::max(mx, r.max);
+    zeros += r.zeros;
   }
+  const auto range = BinRange(mn, mx);
+  Flush(c, stride, copies, range.first, range.second);
+  if (zeros > 0) bins_[static_cast<size_t>(-first_bin_)] += zeros;
+  count_ += n;
+  zero_count_ += zeros;
+  return true;
 }
 
 void Histogram::Add(const float* values, size_t n) {
@@ -173,6 +316,8 @@ void Histogram::Add(const float* values, size_t n) {
     for (size_t i = 0; i < n; i += kMaxCall) Add(values + i, std::min(kMaxCall, n - i));
     return;
   }
+  if (n == 0) return;
+  if (count_ > 0 && n <= (size_t{1} << 31) && FloatGrid() && AddInGrid(values, n)) return;
   const Scan scan = ScanValues(values, n);
   float mn = scan.min, mx = scan.max;
   uint64_t bad = 0;
@@ -194,11 +339,13 @@ void Histogram::Add(const float* values, size_t n) {
     }
   }
   if (bad == n) return;
-  Widen(mn + 0.0f, mx + 0.0f);  // + 0.0f turns -0 into +0, so min/max do not depend on order
+  mn += 0.0f;  // turns -0 into +0, so min/max do not depend on order
+  mx += 0.0f;
+  Widen(mn, mx);
   if (bad) {
-    AddFinite<true>(values, n, scan.zeros);
+    AddFinite<true>(values, n, scan.zeros, mn, mx);
   } else {
-    AddFinite<false>(values, n, scan.zeros);
+    AddFinite<false>(values, n, scan.zeros, mn, mx);
   }
   count_ += n - bad;
   zero_count_ += scan.zeros;

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -36,7 +37,8 @@ namespace ptq {
 // NaN and +-Inf are counted and otherwise ignored (not in the bins, min or max).
 // Memory is O(num_bins), never O(values). Add makes two passes: a vectorised min/max scan, then
 // one multiply per value to bin it (vectorised); no division, no allocation except an
-// O(num_bins) re-bin when the grid changes.
+// O(num_bins) re-bin when the grid changes. When every value of a call is finite and inside the
+// current [min, max] (the grid cannot change), both happen in one pass; same bins either way.
 class Histogram {
  public:
   static constexpr int kDefaultBins = 2048;
@@ -81,9 +83,13 @@ class Histogram {
 
  private:
   void Widen(float new_min, float new_max);
+  bool FloatGrid() const;
+  std::pair<size_t, size_t> BinRange(float mn, float mx) const;
+  uint32_t* Counters(size_t* stride, size_t* copies) const;
+  bool AddInGrid(const float* values, size_t n);
   template <bool kCheck>
-  void AddFinite(const float* values, size_t n, uint64_t zeros);
-  void Flush(std::vector<uint32_t>* counts);
+  void AddFinite(const float* values, size_t n, uint64_t zeros, float mn, float mx);
+  void Flush(uint32_t* counts, size_t stride, size_t copies, size_t lo, size_t hi);
   static int CanonicalExponent(float mn, float mx, int at_least, int num_bins);
 
   std::vector<uint64_t> bins_;

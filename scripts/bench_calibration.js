@@ -1,8 +1,10 @@
 // Measures calibration time per sample against float inference time per sample on ptq's runtime, for
-// each float fixture, at one thread and the same batch size. Usage:
-//   node scripts/bench_calibration.js PTQ_BINARY [BATCH] [METHOD] [REPEATS] [SAMPLES]
-// Prints one JSON line per fixture with calib_ms_per_sample, infer_ms_per_sample and their ratio
-// (issue 4's target: ratio <= 1.5). The calibration samples (default 512) repeat the fixture's
+// each float fixture, at the same thread count (default 1) and batch size. Usage:
+//   node scripts/bench_calibration.js PTQ_BINARY [BATCH] [METHOD] [REPEATS] [SAMPLES] [THREADS]
+// (or --threads T anywhere). Both ptq calibrate and ptq bench run with --threads THREADS; at 2 or more
+// ptq calibrate also computes the statistics on a background thread.
+// Prints one JSON line per fixture with the thread count, calib_ms_per_sample, infer_ms_per_sample and
+// their ratio (issue 4's target: ratio <= 1.5). The calibration samples (default 512) repeat the fixture's
 // calibration split, so that one-off costs do not dominate. Calibration is run REPEATS times and its fastest run is taken,
 // as ptq bench takes the median of many runs; the machine is shared and noisy.
 'use strict';
@@ -12,8 +14,15 @@ const path = require('path');
 const { execFileSync } = require('child_process');
 const { readNpy, writeNpy } = require('./ort/npy');
 
-const [ptq, batch = '8', method = 'percentile', repeats = '3', total = '512'] = process.argv.slice(2);
-if (!ptq) throw new Error('usage: node bench_calibration.js PTQ_BINARY [BATCH] [METHOD] [REPEATS] [SAMPLES]');
+const argv = process.argv.slice(2);
+let threadsFlag;
+const flag = argv.indexOf('--threads');
+if (flag >= 0) [, threadsFlag] = argv.splice(flag, 2);
+const [ptq, batch = '8', method = 'percentile', repeats = '3', total = '512', threadsArg = '1'] = argv;
+const threads = threadsFlag ?? threadsArg;
+if (!ptq || !(Number(threads) >= 1)) {
+  throw new Error('usage: node bench_calibration.js PTQ_BINARY [BATCH] [METHOD] [REPEATS] [SAMPLES] [THREADS]');
+}
 const data = path.join(__dirname, '..', 'tests', 'data');
 const fixtures = [
   ['digits_vit/digits_vit_opset13.onnx', 'digits_vit/calib'],
@@ -41,7 +50,7 @@ for (const [model, calib] of fixtures) {
   take(path.join(data, calib), inputs, Number(batch));
   const samples = path.join(tmp, `${name}_calib`);
   take(path.join(data, calib), samples, Number(total));
-  const bench = JSON.parse(execFileSync(ptq, ['bench', path.join(data, model), '--inputs', inputs, '--threads', '1',
+  const bench = JSON.parse(execFileSync(ptq, ['bench', path.join(data, model), '--inputs', inputs, '--threads', threads,
     '--seconds', '2'], { encoding: 'utf8' }));
   const config = path.join(tmp, `${name}.json`);
   fs.writeFileSync(config, JSON.stringify({
@@ -51,7 +60,7 @@ for (const [model, calib] of fixtures) {
   let best = Infinity;
   let seen = 0;
   for (let r = 0; r < Number(repeats); ++r) {
-    const out = execFileSync(ptq, ['calibrate', '--config', config, '--threads', '1', '--out', path.join(tmp, 't.json')],
+    const out = execFileSync(ptq, ['calibrate', '--config', config, '--threads', threads, '--out', path.join(tmp, 't.json')],
       { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
     const m = /on (\d+) samples in ([\d.]+) s/.exec(out);
     if (!m) throw new Error(`unexpected ptq calibrate output: ${out}`);
@@ -60,7 +69,7 @@ for (const [model, calib] of fixtures) {
   }
   const calibMs = (1e3 * best) / seen;
   const inferMs = bench.median_ms / Number(batch);
-  console.log(JSON.stringify({ model: name, batch: Number(batch), method, samples: seen,
+  console.log(JSON.stringify({ model: name, threads: Number(threads), batch: Number(batch), method, samples: seen,
     calib_ms_per_sample: +calibMs.toFixed(4), infer_ms_per_sample: +inferMs.toFixed(4),
     ratio: +(calibMs / inferMs).toFixed(3) }));
 }
