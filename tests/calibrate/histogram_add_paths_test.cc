@@ -91,6 +91,25 @@ TEST(HistogramAddPaths, AFallbackAfterSeveralBlocksLeavesNoStrayCounts) {
   ExpectExactBins(a, all);
 }
 
+// Histograms of different bin counts on one thread share the block counters: the spare counters of
+// one layout (zeros, NaN, Inf went there) are bins of the next.
+TEST(HistogramAddPaths, BinCountsTakenInTurnOnOneThreadStayExact) {
+  std::mt19937 rng(3);
+  std::normal_distribution<float> normal(0.0f, 1.0f);
+  for (int nb : {16, 2048, 20, 8192, 16388, 2048, 16, 4096}) {
+    std::vector<float> v(20000);
+    for (size_t i = 0; i < v.size(); ++i) v[i] = i % 3 == 0 ? 0.0f : i % 101 == 0 ? kNaN : normal(rng);
+    Histogram h(nb);
+    std::vector<float> all;
+    for (size_t start = 0; start < v.size(); start += 2500) {  // the first call sets the grid, the rest mostly fit
+      std::vector<float> piece(v.begin() + static_cast<std::ptrdiff_t>(start), v.begin() + static_cast<std::ptrdiff_t>(start + 2500));
+      h.Add(piece);
+      all.insert(all.end(), piece.begin(), piece.end());
+    }
+    ExpectExactBins(h, all);
+  }
+}
+
 TEST(HistogramAddPaths, FusedIndicesAgreeWithFloatBinIndicesOnEveryPath) {
   std::mt19937 rng(5);
   std::normal_distribution<float> normal(0.0f, 1.0f);
