@@ -1,10 +1,18 @@
 // Vectorised bin indices for Histogram::Add: j = floor(x * 2^-e) - first_bin per value, in float.
 #pragma once
 
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 
 namespace ptq {
+
+// floor(x * 2^-e) for finite x, the exact bin formula: a power-of-two scaling in double is exact, and
+// |result| < 2^41 whenever e >= ilogb(|x|) - 39.
+inline int64_t FloorScaled(float x, int e) {
+  const double y = std::ldexp(static_cast<double>(x), -e);
+  return static_cast<int64_t>(std::floor(y));
+}
 
 // For i < n: idx[i] = floor(v[i] * scale) - first, where scale = 2^-e. Zeros, and (when
 // `check_finite`) NaN and +-Inf, get skip_base + (i & 3) instead: spare counters, taken in turn so

@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "report/report_fields.h"
 #include "report/svg_chart.h"
 
 namespace ptq {
@@ -46,34 +47,10 @@ figure{margin:0;border:1px solid #dde1e6;border-radius:6px;padding:8px;backgroun
 figcaption{font-size:12.5px;margin-bottom:4px;white-space:nowrap;overflow:hidden;text-overflow:ellipsis}
 )";
 
-const json& Null() {
-  static const json null_value;
-  return null_value;
-}
-const json& At(const json& j, const char* key) {
-  if (!j.is_object()) return Null();
-  auto it = j.find(key);
-  return it == j.end() ? Null() : *it;
-}
-// The elements of v when it is an array, else none.
-const json& Items(const json& v) {
-  static const json empty = json::array();
-  return v.is_array() ? v : empty;
-}
-std::optional<double> Num(const json& v) {
-  if (v.is_number()) return v.get<double>();
-  return std::nullopt;
-}
-std::optional<double> Sqnr(const json& v) {
-  if (v.is_number()) return v.get<double>();
-  if (!v.is_string()) return std::nullopt;
-  std::string s = v.get<std::string>();
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  const double inf = std::numeric_limits<double>::infinity();
-  if (s == "inf" || s == "+inf" || s == "infinity") return inf;
-  if (s == "-inf" || s == "-infinity") return -inf;
-  return std::nullopt;
-}
+using report_fields::At;
+using report_fields::Items;
+using report_fields::Num;
+using report_fields::Sqnr;
 // A scalar as plain text (not yet escaped); "" for null, objects and arrays.
 std::string Text(const json& v) {
   if (v.is_string()) return v.get<std::string>();

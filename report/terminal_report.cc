@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "report/report_fields.h"
 #include "report/svg_chart.h"
 
 namespace ptq {
@@ -27,31 +28,10 @@ constexpr size_t kNameWidth = 48;  // longest tensor name column before shorteni
 constexpr int kBarCells = 24;
 constexpr double kLowSqnrDb = 20;  // "low" when the report has no gate
 
-// JSON access that never throws (same rules as html_report.cc).
-const json& At(const json& j, const char* key) {
-  static const json null_value;
-  if (!j.is_object()) return null_value;
-  auto it = j.find(key);
-  return it == j.end() ? null_value : *it;
-}
-const json& Items(const json& v) {
-  static const json empty = json::array();
-  return v.is_array() ? v : empty;
-}
-std::optional<double> Num(const json& v) {
-  if (v.is_number()) return v.get<double>();
-  return std::nullopt;
-}
-std::optional<double> Sqnr(const json& v) {
-  if (v.is_number()) return v.get<double>();
-  if (!v.is_string()) return std::nullopt;
-  std::string s = v.get<std::string>();
-  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  const double inf = std::numeric_limits<double>::infinity();
-  if (s == "inf" || s == "+inf" || s == "infinity") return inf;
-  if (s == "-inf" || s == "-infinity") return -inf;
-  return std::nullopt;
-}
+using report_fields::At;
+using report_fields::Items;
+using report_fields::Num;
+using report_fields::Sqnr;
 // A scalar as text with C0/C1 control characters (ESC, CSI, newlines...) replaced by '?'.
 std::string Text(const json& v) {
   std::string s;
