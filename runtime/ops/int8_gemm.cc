@@ -1,0 +1,260 @@
+// Int8 GEMM driver: instruction-set choice, packing of B (once) and A (per call), the split into threads.
+#include "runtime/ops/int8_gemm.h"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <cstring>
+
+#include "runtime/cpu_features.h"
+#include "runtime/error.h"
+#include "runtime/ops/int8_gemm_kernels.h"
+#include "runtime/quant_math.h"
+
+namespace ptq {
+namespace {
+
+// Below this many multiply-adds a GEMM runs on the calling thread: splitting a 1 x 768 x 768
+// product (0.6 M) costs more in thread wake-up than it saves.
+constexpr int64_t kParallelMacs = int64_t{1} << 22;
+// A thread's share: column blocks of 4 panels (64 columns), row blocks of 48 rows.
+constexpr int64_t kUnitPanels = 4;
+constexpr int64_t kUnitRows = 48;
+
+int64_t KPerStep(Int8Isa isa) { return isa == Int8Isa::kAvx2 ? 2 : 4; }
+
+using BlockFn = void (*)(const Int8Block&);
+
+BlockFn BlockFunction(Int8Isa isa) {
+  switch (isa) {
+    case Int8Isa::kAvx512Vnni: return Int8BlockAvx512Vnni;
+    case Int8Isa::kAvxVnni: return Int8BlockAvxVnni;
+    case Int8Isa::kAvx2: return Int8BlockAvx2;
+    case Int8Isa::kScalar: break;
+  }
+  return Int8BlockScalar;
+}
+
+// a' = a for uint8, a + 128 for int8 (flipping the sign bit), as an unsigned byte.
+template <bool kSigned>
+inline uint8_t Unsigned(const void* row, int64_t k) {
+  return kSigned ? static_cast<uint8_t>(static_cast<const uint8_t*>(row)[k] ^ 0x80u)
+                 : static_cast<const uint8_t*>(row)[k];
+}
+
+// Packs row a (K values) into dst as a' in k_steps 32-bit groups (bytes, or uint16 when kWide),
+// zero padded; returns sum_k a'.
+template <bool kSigned, bool kWide>
+int32_t PackRow(const void* a, int64_t K, int64_t padded, uint8_t* dst) {
+  int32_t sum = 0;
+  if (kWide) {
+    auto* d = reinterpret_cast<uint16_t*>(dst);
+    for (int64_t k = 0; k < K; ++k) d[k] = Unsigned<kSigned>(a, k);
+    for (int64_t k = 0; k < K; ++k) sum += d[k];
+    std::fill(d + K, d + padded, uint16_t{0});
+  } else {
+    for (int64_t k = 0; k < K; ++k) dst[k] = Unsigned<kSigned>(a, k);
+    for (int64_t k = 0; k < K; ++k) sum += dst[k];
+    std::fill(dst + K, dst + padded, uint8_t{0});
+  }
+  return sum;
+}
+
+int32_t RowSum(const uint8_t* row, int64_t K) {
+  int32_t sum = 0;
+  for (int64_t k = 0; k < K; ++k) sum += row[k];
+  return sum;
+}
+
+// Per-call scratch, one per thread (a GEMM may run inside another op's parallel loop).
+struct Scratch {
+  std::vector<uint8_t> a;
+  std::vector<int32_t> row_sum;
+  std::vector<int32_t> a_zero_point;
+  std::vector<int32_t> bias;
+  std::vector<float> multiplier;
+};
+
+Scratch& ThreadScratch() {
+  thread_local Scratch scratch;
+  return scratch;
+}
+
+}  // namespace
+
+Int8Isa BestInt8Isa() {
+  const CpuFeatures& f = GetCpuFeatures();
+  if (f.avx512_vnni && f.avx512f) return Int8Isa::kAvx512Vnni;
+  if (f.avx_vnni && f.avx2_fma) return Int8Isa::kAvxVnni;
+  if (f.avx2_fma) return Int8Isa::kAvx2;
+  return Int8Isa::kScalar;
+}
+
+bool Int8IsaAvailable(Int8Isa isa) {
+  const CpuFeatures& f = GetCpuFeatures();
+  switch (isa) {
+    case Int8Isa::kAvx512Vnni: return f.avx512_vnni && f.avx512f;
+    case Int8Isa::kAvxVnni: return f.avx_vnni && f.avx2_fma;
+    case Int8Isa::kAvx2: return f.avx2_fma;
+    case Int8Isa::kScalar: break;
+  }
+  return true;
+}
+
+const char* Int8IsaName(Int8Isa isa) {
+  switch (isa) {
+    case Int8Isa::kAvx512Vnni: return "avx512-vnni";
+    case Int8Isa::kAvxVnni: return "avx-vnni";
+    case Int8Isa::kAvx2: return "avx2";
+    case Int8Isa::kScalar: break;
+  }
+  return "scalar";
+}
+
+void PackedInt8B::Pack(const void* b, bool b_signed, int64_t K, int64_t N, int64_t ldb, bool transposed,
+                       const int32_t* b_zero_point, Int8Isa isa) {
+  isa_ = isa;
+  K_ = K;
+  N_ = N;
+  const int64_t per_step = KPerStep(isa);
+  k_steps_ = (K + per_step - 1) / per_step;
+  panels_ = (N + kPanelCols - 1) / kPanelCols;
+  data_.assign(static_cast<size_t>(panels_ * panel_bytes()), 0);
+  b_zero_point_.assign(static_cast<size_t>(panels_ * kPanelCols), 0);
+  col_adjust_.assign(static_cast<size_t>(panels_ * kPanelCols), 0);
+  any_b_zero_point_ = false;
+  const auto* bytes = static_cast<const uint8_t*>(b);
+  const int32_t shift = b_signed ? 0 : 128;
+  std::vector<uint32_t> col_sum(static_cast<size_t>(N), 0u);
+  for (int64_t k = 0; k < K; ++k) {
+    const int64_t step = k / per_step;
+    const int64_t j = k % per_step;
+    for (int64_t n = 0; n < N; ++n) {
+      const uint8_t raw = bytes[transposed ? n * ldb + k : k * ldb + n];
+      // b' = b for int8, b - 128 for uint8: the same byte with its sign bit flipped.
+      const int8_t v = static_cast<int8_t>(b_signed ? raw : raw ^ 0x80u);
+      col_sum[static_cast<size_t>(n)] += static_cast<uint32_t>(static_cast<int32_t>(v));
+      const int64_t base = ((n / kPanelCols) * k_steps_ + step) * 64 + (n % kPanelCols) * 4;
+      if (isa == Int8Isa::kAvx2) {
+        const int16_t wide = v;
+        std::memcpy(&data_[static_cast<size_t>(base + 2 * j)], &wide, sizeof(wide));
+      } else {
+        data_[static_cast<size_t>(base + j)] = v;
+      }
+    }
+  }
+  for (int64_t n = 0; n < N; ++n) {
+    const int32_t zp = b_zero_point[n] - shift;
+    b_zero_point_[static_cast<size_t>(n)] = zp;
+    any_b_zero_point_ = any_b_zero_point_ || zp != 0;
+    const uint32_t adjust = col_sum[static_cast<size_t>(n)] - static_cast<uint32_t>(K) * static_cast<uint32_t>(zp);
+    col_adjust_[static_cast<size_t>(n)] = static_cast<int32_t>(adjust);
+  }
+}
+
+void Int8Gemm(const Int8GemmA& a, const PackedInt8B& b, const Int8GemmOut& out) {
+  const int64_t M = a.M;
+  const int64_t N = b.N();
+  const int64_t K = b.K();
+  if (M == 0 || N == 0) return;
+  const Int8Isa isa = b.isa();
+  PTQ_ENFORCE(Int8IsaAvailable(isa), "int8 GEMM: this CPU cannot run ", Int8IsaName(isa), " kernels");
+  Scratch& s = ThreadScratch();
+
+  // A: used in place when it already is the kernels' layout (uint8 bytes, whole 4-byte groups).
+  const bool wide = isa == Int8Isa::kAvx2;
+  const int64_t row_bytes = 4 * b.k_steps();
+  const uint8_t* packed_a = static_cast<const uint8_t*>(a.data);
+  int64_t a_row_bytes = a.lda;
+  s.row_sum.resize(static_cast<size_t>(M));
+  if (!wide && !a.is_signed && K % 4 == 0) {
+    if (b.any_b_zero_point()) {
+      for (int64_t m = 0; m < M; ++m) s.row_sum[static_cast<size_t>(m)] = RowSum(packed_a + m * a.lda, K);
+    }
+  } else {
+    s.a.resize(static_cast<size_t>(M * row_bytes));
+    const int64_t padded = wide ? 2 * b.k_steps() : row_bytes;
+    const auto* src = static_cast<const uint8_t*>(a.data);
+    for (int64_t m = 0; m < M; ++m) {
+      const uint8_t* row = src + m * a.lda;
+      uint8_t* dst = s.a.data() + m * row_bytes;
+      int32_t sum;
+      if (wide) {
+        sum = a.is_signed ? PackRow<true, true>(row, K, padded, dst) : PackRow<false, true>(row, K, padded, dst);
+      } else {
+        sum = a.is_signed ? PackRow<true, false>(row, K, padded, dst) : PackRow<false, false>(row, K, padded, dst);
+      }
+      s.row_sum[static_cast<size_t>(m)] = sum;
+    }
+    packed_a = s.a.data();
+    a_row_bytes = row_bytes;
+  }
+  s.a_zero_point.resize(static_cast<size_t>(M));
+  const int32_t a_shift = a.is_signed ? 128 : 0;
+  for (int64_t m = 0; m < M; ++m) {
+    s.a_zero_point[static_cast<size_t>(m)] = (a.zero_point_per_row ? a.zero_point[m] : a.zero_point[0]) + a_shift;
+  }
+
+  const int64_t padded_cols = b.panels() * PackedInt8B::kPanelCols;
+  s.bias.assign(static_cast<size_t>(padded_cols), 0);
+  if (out.bias != nullptr) std::copy(out.bias, out.bias + N, s.bias.begin());
+  Int8Block base;
+  if (out.type != Int8Output::kInt32) {
+    s.multiplier.assign(static_cast<size_t>(padded_cols), 0.0f);
+    std::copy(out.multiplier, out.multiplier + N, s.multiplier.begin());
+    const DataType t = out.type == Int8Output::kUint8 ? DataType::kUint8 : DataType::kInt8;
+    base.lo = static_cast<float>(QuantMin(t) - out.y_zero_point);
+    base.hi = static_cast<float>(QuantMax(t) - out.y_zero_point);
+    base.multiplier = s.multiplier.data();
+  }
+  base.a = packed_a;
+  base.a_row_bytes = a_row_bytes;
+  base.a_row_sum = s.row_sum.data();
+  base.a_zero_point = s.a_zero_point.data();
+  base.rows = M;
+  base.b = b.data();
+  base.panel_bytes = b.panel_bytes();
+  base.panels = b.panels();
+  base.k_steps = b.k_steps();
+  base.cols = N;
+  base.b_zero_point = b.b_zero_point();
+  base.any_b_zero_point = b.any_b_zero_point();
+  base.col_adjust = b.col_adjust();
+  base.bias = s.bias.data();
+  base.out = out.type;
+  base.c = out.data;
+  base.ldc = out.ldc;
+  base.y_zero_point = out.y_zero_point;
+  const BlockFn run = BlockFunction(isa);
+
+  const int threads = omp_in_parallel() ? 1 : omp_get_max_threads();
+  if (threads <= 1 || M * N * K < kParallelMacs) {
+    run(base);
+    return;
+  }
+  const int64_t row_units = (M + kUnitRows - 1) / kUnitRows;
+  const int64_t col_units = (b.panels() + kUnitPanels - 1) / kUnitPanels;
+  const size_t elem = out.type == Int8Output::kInt32 ? 4 : 1;
+#pragma omp parallel for schedule(static) num_threads(threads)
+  for (int64_t u = 0; u < row_units * col_units; ++u) {
+    const int64_t r0 = (u % row_units) * kUnitRows;
+    const int64_t p0 = (u / row_units) * kUnitPanels;
+    const int64_t c0 = p0 * PackedInt8B::kPanelCols;
+    Int8Block blk = base;
+    blk.a = base.a + r0 * base.a_row_bytes;
+    blk.a_row_sum = base.a_row_sum + r0;
+    blk.a_zero_point = base.a_zero_point + r0;
+    blk.rows = std::min(kUnitRows, M - r0);
+    blk.b = base.b + p0 * base.panel_bytes;
+    blk.panels = std::min(kUnitPanels, b.panels() - p0);
+    blk.cols = std::min(blk.panels * PackedInt8B::kPanelCols, N - c0);
+    blk.b_zero_point = base.b_zero_point + c0;
+    blk.col_adjust = base.col_adjust + c0;
+    blk.bias = base.bias + c0;
+    if (base.multiplier != nullptr) blk.multiplier = base.multiplier + c0;
+    blk.c = static_cast<uint8_t*>(base.c) + (r0 * base.ldc + c0) * static_cast<int64_t>(elem);
+    run(blk);
+  }
+}
+
+}  // namespace ptq

@@ -1,0 +1,95 @@
+// Fast int8 GEMM: uint8/int8 A times a packed uint8/int8 B with zero points, int32 or requantized output.
+// The kernels behind MatMulInteger, QLinearMatMul, ConvInteger and QLinearConv; int_matmul_reference.h
+// is the oracle every path is tested against bit for bit.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace ptq {
+
+// The kernels of one instruction set. All give identical results.
+enum class Int8Isa {
+  kScalar,      // portable C++
+  kAvx2,        // AVX2 vpmaddwd on values widened to int16 (exact: a pair sum is at most 2 * 255 * 128)
+  kAvxVnni,     // AVX-VNNI vpdpbusd on ymm
+  kAvx512Vnni,  // AVX-512 VNNI vpdpbusd on zmm
+};
+
+// The best instruction set GetCpuFeatures() allows (PTQ_CPU applies).
+Int8Isa BestInt8Isa();
+const char* Int8IsaName(Int8Isa isa);
+// Whether this CPU (with PTQ_CPU) can run `isa`.
+bool Int8IsaAvailable(Int8Isa isa);
+
+// B [K, N] in the layout of one instruction set's kernels, with its zero points folded in.
+// Internally every value is made signed (a uint8 b becomes b - 128 and its zero point zp - 128, which
+// leaves b - zp unchanged), and each column keeps
+//   b_zero_point'[n] and col_adjust[n] = sum_k b'[k][n] - K * b_zero_point'[n]   (int32, wrapping).
+// The data is split into panels of 16 columns (zero padded); a panel holds `k_steps` steps of 64
+// bytes: 4 consecutive k of each of the 16 columns (VNNI, scalar) or 2 k widened to int16 (AVX2).
+class PackedInt8B {
+ public:
+  static constexpr int64_t kPanelCols = 16;
+
+  PackedInt8B() = default;
+  // Packs b: element (k, n) is at b[k * ldb + n], or at b[n * ldb + k] when `transposed`.
+  // b_zero_point holds N values (repeat the value for per tensor). Reuses this object's memory.
+  // REQUIRES: K >= 0, N >= 0.
+  void Pack(const void* b, bool b_signed, int64_t K, int64_t N, int64_t ldb, bool transposed,
+            const int32_t* b_zero_point, Int8Isa isa);
+
+  Int8Isa isa() const { return isa_; }
+  int64_t K() const { return K_; }
+  int64_t N() const { return N_; }
+  int64_t k_steps() const { return k_steps_; }
+  int64_t panels() const { return panels_; }
+  int64_t panel_bytes() const { return 64 * k_steps_; }
+  const int8_t* data() const { return data_.data(); }
+  // Padded to panels() * 16 entries.
+  const int32_t* b_zero_point() const { return b_zero_point_.data(); }
+  const int32_t* col_adjust() const { return col_adjust_.data(); }
+  bool any_b_zero_point() const { return any_b_zero_point_; }
+
+ private:
+  Int8Isa isa_ = Int8Isa::kScalar;
+  int64_t K_ = 0, N_ = 0, k_steps_ = 0, panels_ = 0;
+  std::vector<int8_t> data_;
+  std::vector<int32_t> b_zero_point_;
+  std::vector<int32_t> col_adjust_;
+  bool any_b_zero_point_ = false;
+};
+
+// The left operand: M rows of K values, row m at data + m * lda (elements).
+struct Int8GemmA {
+  int64_t M = 0;
+  const void* data = nullptr;
+  bool is_signed = false;  // int8, else uint8
+  int64_t lda = 0;
+  // One value per row when zero_point_per_row, else one value.
+  const int32_t* zero_point = nullptr;
+  bool zero_point_per_row = false;
+};
+
+enum class Int8Output { kInt32, kUint8, kInt8 };
+
+// What is stored. With acc[m][n] = sum_k (a[m][k] - a_zero_point[m]) * (b[k][n] - b_zero_point[n])
+// + bias[n] (int32, wrapping modulo 2^32, as the reference kernels):
+//   kInt32: c[m][n] = acc[m][n]
+//   kUint8 / kInt8: c[m][n] = RequantizeValue(acc[m][n], multiplier[n], y_zero_point, qmin, qmax)
+//   (runtime/quant_math.h: saturate(round_half_even(float(acc) * multiplier) + y_zero_point)).
+struct Int8GemmOut {
+  Int8Output type = Int8Output::kInt32;
+  void* data = nullptr;  // row m at data + m * ldc elements
+  int64_t ldc = 0;
+  const int32_t* bias = nullptr;      // N values, or nullptr
+  const float* multiplier = nullptr;  // N values (8-bit outputs only)
+  int32_t y_zero_point = 0;
+};
+
+// c = a * b as described above, with b packed for b.isa(). Uses OpenMP threads when the product is
+// large enough and the caller is not already inside a parallel region; results do not depend on it.
+// REQUIRES: Int8IsaAvailable(b.isa()); a.M >= 0; K of a equals b.K(); c does not overlap a.
+void Int8Gemm(const Int8GemmA& a, const PackedInt8B& b, const Int8GemmOut& out);
+
+}  // namespace ptq

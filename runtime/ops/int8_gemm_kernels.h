@@ -1,0 +1,51 @@
+// The contract between the int8 GEMM driver (int8_gemm.cc) and its per-instruction-set block kernels.
+#pragma once
+
+#include <cstdint>
+
+#include "runtime/ops/int8_gemm.h"
+
+namespace ptq {
+
+// A rectangle of the output: `rows` rows of packed A times `panels` panels of packed B.
+// Packed A: row r starts at a + r * a_row_bytes and holds k_steps 32-bit groups of the (unsigned)
+// values a' = a (+128 for int8): 4 bytes (VNNI, scalar) or 2 uint16 (AVX2); zero padded.
+// Per row: a_row_sum[r] = sum_k a'[r][k], a_zero_point[r] = the row's zero point in the same terms.
+// Per column (padded to whole panels, indexed from the block's first column): b_zero_point,
+// col_adjust (PackedInt8B), bias (zeros when the GEMM has none) and, for 8-bit outputs, multiplier.
+// Every element stored is
+//   acc = sum_steps dot(a', b') - b_zero_point[n] * a_row_sum[r] - a_zero_point[r] * col_adjust[n] + bias[n]
+// (int32, wrapping), then for 8-bit outputs r = round_half_even(float(acc) * multiplier[n]) clamped
+// to [lo, hi] = [qmin - y_zero_point, qmax - y_zero_point], plus y_zero_point.
+// Only the first `cols` columns are stored; c points at the block's first element, rows ldc apart.
+struct Int8Block {
+  const uint8_t* a = nullptr;
+  int64_t a_row_bytes = 0;
+  const int32_t* a_row_sum = nullptr;
+  const int32_t* a_zero_point = nullptr;
+  int64_t rows = 0;
+  const int8_t* b = nullptr;
+  int64_t panel_bytes = 0;
+  int64_t panels = 0;
+  int64_t k_steps = 0;
+  int64_t cols = 0;
+  const int32_t* b_zero_point = nullptr;
+  bool any_b_zero_point = true;
+  const int32_t* col_adjust = nullptr;
+  const int32_t* bias = nullptr;
+  const float* multiplier = nullptr;
+  Int8Output out = Int8Output::kInt32;
+  void* c = nullptr;
+  int64_t ldc = 0;
+  float lo = 0.0f;
+  float hi = 0.0f;
+  int32_t y_zero_point = 0;
+};
+
+// One function per instruction set; each computes the whole block. x86-64 only except the scalar one.
+void Int8BlockScalar(const Int8Block& block);
+void Int8BlockAvx2(const Int8Block& block);
+void Int8BlockAvxVnni(const Int8Block& block);
+void Int8BlockAvx512Vnni(const Int8Block& block);
+
+}  // namespace ptq

@@ -1,0 +1,123 @@
+// The ymm int8 GEMM tiles shared by the AVX2 and AVX-VNNI kernels: up to 6 rows x 16 columns (1 x 64
+// for one row). The including file defines PTQ_YMM_TARGET (its target attribute) and, before the
+// include, `PTQ_YMM_TARGET inline __m256i YmmStep(__m256i acc, __m256i a, __m256i b)`: acc plus the
+// 4-byte-group dot products of a and b. Everything here is in an anonymous namespace of that file.
+#pragma once
+
+#include <immintrin.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+
+#include "runtime/ops/int8_gemm_kernels.h"
+
+namespace ptq {
+namespace {
+
+
+inline int32_t Load32(const uint8_t* p) {
+  int32_t v;
+  std::memcpy(&v, p, sizeof(v));
+  return v;
+}
+
+// The epilogue of Int8Block for 8 columns (c .. c + 7) of row r; stores the first `cols` (1..8).
+PTQ_YMM_TARGET __attribute__((noinline)) void Store(const Int8Block& blk, __m256i acc, int64_t r, int64_t c, int64_t cols) {
+  if (blk.any_b_zero_point) {
+    const __m256i zp = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(blk.b_zero_point + c));
+    acc = _mm256_sub_epi32(acc, _mm256_mullo_epi32(zp, _mm256_set1_epi32(blk.a_row_sum[r])));
+  }
+  const int32_t a_zp = blk.a_zero_point[r];
+  if (a_zp != 0) {
+    const __m256i adjust = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(blk.col_adjust + c));
+    acc = _mm256_sub_epi32(acc, _mm256_mullo_epi32(adjust, _mm256_set1_epi32(a_zp)));
+  }
+  acc = _mm256_add_epi32(acc, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(blk.bias + c)));
+  if (blk.out == Int8Output::kInt32) {
+    int32_t* dst = static_cast<int32_t*>(blk.c) + r * blk.ldc + c;
+    if (cols >= 8) {
+      _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst), acc);
+    } else {
+      alignas(32) int32_t tmp[8];
+      _mm256_store_si256(reinterpret_cast<__m256i*>(tmp), acc);
+      std::memcpy(dst, tmp, static_cast<size_t>(cols) * sizeof(int32_t));
+    }
+    return;
+  }
+  __m256 v = _mm256_mul_ps(_mm256_cvtepi32_ps(acc), _mm256_loadu_ps(blk.multiplier + c));
+  v = _mm256_round_ps(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  v = _mm256_max_ps(v, _mm256_set1_ps(blk.lo));  // NaN gives lo (the second operand): qmin
+  v = _mm256_min_ps(v, _mm256_set1_ps(blk.hi));
+  const __m256i q = _mm256_add_epi32(_mm256_cvtps_epi32(v), _mm256_set1_epi32(blk.y_zero_point));
+  // q is within the output type's range, so the saturating packs below are exact.
+  const __m128i w = _mm_packs_epi32(_mm256_castsi256_si128(q), _mm256_extracti128_si256(q, 1));
+  const __m128i bytes = blk.out == Int8Output::kUint8 ? _mm_packus_epi16(w, w) : _mm_packs_epi16(w, w);
+  uint8_t* dst = static_cast<uint8_t*>(blk.c) + r * blk.ldc + c;
+  if (cols >= 8) {
+    _mm_storel_epi64(reinterpret_cast<__m128i*>(dst), bytes);
+  } else {
+    alignas(16) uint8_t tmp[16];
+    _mm_store_si128(reinterpret_cast<__m128i*>(tmp), bytes);
+    std::memcpy(dst, tmp, static_cast<size_t>(cols));
+  }
+}
+
+// kRows rows from r0 times kPanels panels from p0; each panel is two ymm of 8 columns.
+template <int kRows, int kPanels>
+PTQ_YMM_TARGET void Tile(const Int8Block& blk, int64_t r0, int64_t p0) {
+  constexpr int kVecs = 2 * kPanels;
+  __m256i acc[kRows][kVecs];
+#pragma GCC unroll 8
+  for (int r = 0; r < kRows; ++r) {
+#pragma GCC unroll 8
+    for (int v = 0; v < kVecs; ++v) acc[r][v] = _mm256_setzero_si256();
+  }
+  const uint8_t* a = blk.a + r0 * blk.a_row_bytes;
+  const int64_t lda = blk.a_row_bytes;
+  const int8_t* b = blk.b + p0 * blk.panel_bytes;
+  const int64_t pb = blk.panel_bytes;
+  for (int64_t s = 0; s < blk.k_steps; ++s) {
+    __m256i bv[kVecs];
+#pragma GCC unroll 8
+    for (int v = 0; v < kVecs; ++v) {
+      bv[v] = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b + (v / 2) * pb + 64 * s + 32 * (v % 2)));
+    }
+#pragma GCC unroll 8
+    for (int r = 0; r < kRows; ++r) {
+      const __m256i av = _mm256_set1_epi32(Load32(a + r * lda + 4 * s));
+#pragma GCC unroll 8
+      for (int v = 0; v < kVecs; ++v) acc[r][v] = YmmStep(acc[r][v], av, bv[v]);
+    }
+  }
+#pragma GCC unroll 8
+  for (int v = 0; v < kVecs; ++v) {
+    const int64_t c = p0 * 16 + 8 * v;
+    const int64_t cols = std::min<int64_t>(blk.cols - c, 8);
+    if (cols <= 0) break;
+#pragma GCC unroll 8
+    for (int r = 0; r < kRows; ++r) Store(blk, acc[r][v], r0 + r, c, cols);
+  }
+}
+
+PTQ_YMM_TARGET void YmmBlock(const Int8Block& blk) {
+  int64_t p = 0;
+  if (blk.rows == 1) {
+    for (; p + 4 <= blk.panels; p += 4) Tile<1, 4>(blk, 0, p);
+  }
+  for (; p < blk.panels; ++p) {
+    int64_t r = 0;
+    for (; r + 6 <= blk.rows; r += 6) Tile<6, 1>(blk, r, p);
+    switch (blk.rows - r) {
+      case 5: Tile<5, 1>(blk, r, p); break;
+      case 4: Tile<4, 1>(blk, r, p); break;
+      case 3: Tile<3, 1>(blk, r, p); break;
+      case 2: Tile<2, 1>(blk, r, p); break;
+      case 1: Tile<1, 1>(blk, r, p); break;
+      default: break;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace ptq
