@@ -1,9 +1,12 @@
-// MatMulInteger (opset 10+): Y = numpy.matmul(A - a_zero_point, B - b_zero_point), accumulated in int32.
+// MatMulInteger (opset 10+): Y = numpy.matmul(A - a_zero_point, B - b_zero_point), accumulated in int32,
+// on the int8 GEMM kernels (a constant B is packed once, when the session is prepared).
 #include "runtime/ops/matmul_integer.h"
 
+#include <optional>
 #include <vector>
 
 #include "runtime/error.h"
+#include "runtime/ops/int8_matmul.h"
 #include "runtime/ops/int_matmul_reference.h"
 
 namespace ptq {
@@ -19,9 +22,33 @@ void CheckZeroPointType(const Tensor& zero_point, const char* zp_name, const Ten
               x_name, " has type ", DataTypeName(x.dtype()), "; they must match");
 }
 
+// b_zero_point per B matrix and column (ColumnParamIndex order); zeros when zp is null.
+std::vector<int32_t> BZeroPoints(const Tensor* zp, const Tensor& b, int64_t count) {
+  if (zp == nullptr) return std::vector<int32_t>(static_cast<size_t>(count), 0);
+  CheckZeroPointType(*zp, "b_zero_point", b, "B");
+  return GatherParam<int32_t>(*zp, ColumnParamIndex(zp->shape(), b.shape(), "b_zero_point"));
+}
+
+int64_t BColumns(const Tensor& b) {
+  const int64_t N = b.rank() == 1 ? 1 : b.shape().back();
+  return b.rank() <= 2 ? N : ShapeSize(Shape(b.shape().begin(), b.shape().end() - 2)) * N;
+}
+
 class MatMulIntegerKernel : public Kernel {
  public:
-  explicit MatMulIntegerKernel(const KernelInit&) {}
+  // A constant B with a constant (or absent) b_zero_point is packed here, once.
+  explicit MatMulIntegerKernel(const KernelInit& init) {
+    const Tensor* b = init.const_inputs.size() > 1 ? init.const_inputs[1] : nullptr;
+    const bool zp_absent = init.num_inputs <= 3;
+    const Tensor* zp = zp_absent ? nullptr : init.const_inputs[3];
+    if (b == nullptr || (!zp_absent && zp == nullptr) || b->rank() == 0) return;
+    if (b->dtype() != DataType::kUint8 && b->dtype() != DataType::kInt8) return;
+    try {
+      packed_ = PackInt8Matrices(*b, BZeroPoints(zp, *b, BColumns(*b)));
+    } catch (const Error&) {
+      // Malformed constants: Run reports them with the node's name.
+    }
+  }
 
   // Y[..., m, n] = sum_k (A[..., m, k] - a_zero_point[m]) * (B[..., k, n] - b_zero_point[n])  (int32)
   void Run(KernelContext& ctx) override {
@@ -36,13 +63,16 @@ class MatMulIntegerKernel : public Kernel {
       CheckZeroPointType(*zp, "a_zero_point", a, "A");
       a_zero_point = GatherParam<int32_t>(*zp, RowParamIndex(zp->shape(), a.shape(), "a_zero_point"));
     }
-    std::vector<int32_t> b_zero_point(static_cast<size_t>(shape.b_matrices * shape.N), 0);
-    if (const Tensor* zp = ctx.input(3)) {
-      CheckZeroPointType(*zp, "b_zero_point", b, "B");
-      b_zero_point = GatherParam<int32_t>(*zp, ColumnParamIndex(zp->shape(), b.shape(), "b_zero_point"));
-    }
-    ctx.outputs[0] = IntMatMulReference(a, b, a_zero_point, b_zero_point, shape);
+    const std::vector<int32_t> b_zero_point = BZeroPoints(ctx.input(3), b, shape.b_matrices * shape.N);
+    const bool use_packed = packed_ && packed_->b_shape == b.shape() && packed_->dtype == b.dtype();
+    Tensor y = Tensor::Uninitialized(DataType::kInt32, shape.output);
+    Int8MatMul(a, a_zero_point, b, b_zero_point, use_packed ? &*packed_ : nullptr, shape, Int8Output::kInt32,
+               nullptr, 0, y);
+    ctx.outputs[0] = std::move(y);
   }
+
+ private:
+  std::optional<PackedInt8Matrices> packed_;
 };
 
 }  // namespace

@@ -1,7 +1,11 @@
-// QLinearConv: integer convolution (the reference conv) plus bias, requantized per output channel.
+// QLinearConv: integer convolution plus bias, requantized per output channel, on the int8 GEMM kernels
+// (constant weights packed once, when the session is prepared; more than 3 spatial axes use the reference conv).
 #include "runtime/ops/qlinear_conv.h"
 
+#include <optional>
+
 #include "runtime/ops/conv_geometry.h"
+#include "runtime/ops/int8_conv.h"
 #include "runtime/ops/int_conv_reference.h"
 #include "runtime/quant_math.h"
 
@@ -45,7 +49,18 @@ void Requantize(const int32_t* acc, int64_t batch, int64_t channels, int64_t pla
 
 class QLinearConvKernel : public Kernel {
  public:
-  explicit QLinearConvKernel(const KernelInit& init) : attrs_(ReadConvAttributes(*init.attrs)) {}
+  // Constant w and w_zero_point are packed here, once.
+  explicit QLinearConvKernel(const KernelInit& init) : attrs_(ReadConvAttributes(*init.attrs)) {
+    const Tensor* w = init.const_inputs.size() > 5 ? init.const_inputs[3] : nullptr;
+    const Tensor* zp = init.const_inputs.size() > 5 ? init.const_inputs[5] : nullptr;
+    if (w == nullptr || zp == nullptr || !IsInt8Type(w->dtype()) || w->rank() < 3 || w->dim(0) == 0) return;
+    if (attrs_.group < 1 || w->dim(0) % attrs_.group != 0) return;
+    try {
+      packed_ = PackInt8ConvWeights(*w, ReadChannelZeroPoints(zp, w->dtype(), w->dim(0), "w_zero_point"), attrs_.group);
+    } catch (const Error&) {
+      // Malformed constants: Run reports them with the node's name.
+    }
+  }
 
   // acc[b, m, o] = sum_{c, k} (x - x_zero_point) * (w - w_zero_point[m]) + B[m]   (int32, wrapping)
   // y[b, m, o] = saturate(round_half_even(float(acc) * multiplier[m]) + y_zero_point)
@@ -76,11 +91,26 @@ class QLinearConvKernel : public Kernel {
                   "; expected [", channels, "] (one value per output channel)");
     }
 
+    std::vector<float> multipliers(static_cast<size_t>(channels));
+    for (int64_t m = 0; m < channels; ++m) {
+      const float w_scale = w_scales.size() == 1 ? w_scales[0] : w_scales[static_cast<size_t>(m)];
+      multipliers[static_cast<size_t>(m)] = RequantMultiplier(x_scale, w_scale, y_scale);
+    }
+    const int32_t* bv = bias != nullptr ? bias->data<int32_t>() : nullptr;
+    Tensor y = Tensor::Uninitialized(y_zp.dtype(), geometry.output_shape());
+    if (geometry.window.rank() <= 3) {
+      const bool use_packed = packed_ && packed_->w_shape == w.shape() && packed_->dtype == w.dtype() &&
+                              packed_->group == geometry.group;
+      const Int8Output out = y.dtype() == DataType::kUint8 ? Int8Output::kUint8 : Int8Output::kInt8;
+      Int8Conv(x, x_zero_point, w, w_zero_points, geometry, use_packed ? &*packed_ : nullptr, bv, out,
+               multipliers.data(), y_zero_point, y);
+      ctx.outputs[0] = std::move(y);
+      return;
+    }
     Tensor acc = IntConvReference(x, x_zero_point, w, w_zero_points, geometry);
     int32_t* a = acc.data<int32_t>();
     const int64_t plane = ShapeSize(geometry.window.output);
-    if (bias != nullptr) {
-      const int32_t* bv = bias->data<int32_t>();
+    if (bv != nullptr) {
       for (int64_t b = 0; b < geometry.batch; ++b) {
         for (int64_t m = 0; m < channels; ++m) {
           int32_t* p = a + (b * channels + m) * plane;
@@ -91,13 +121,6 @@ class QLinearConvKernel : public Kernel {
         }
       }
     }
-
-    std::vector<float> multipliers(static_cast<size_t>(channels));
-    for (int64_t m = 0; m < channels; ++m) {
-      const float w_scale = w_scales.size() == 1 ? w_scales[0] : w_scales[static_cast<size_t>(m)];
-      multipliers[static_cast<size_t>(m)] = RequantMultiplier(x_scale, w_scale, y_scale);
-    }
-    Tensor y(y_zp.dtype(), geometry.output_shape());
     if (y.dtype() == DataType::kUint8) {
       Requantize<uint8_t>(a, geometry.batch, channels, plane, multipliers, y_zero_point, y);
     } else {
@@ -108,6 +131,7 @@ class QLinearConvKernel : public Kernel {
 
  private:
   ConvAttributes attrs_;
+  std::optional<PackedInt8ConvWeights> packed_;
 };
 
 }  // namespace

@@ -1,10 +1,14 @@
-// QLinearMatMul (opsets 10 and 21): integer matmul of a and b minus their zero points, requantized to y.
+// QLinearMatMul (opsets 10 and 21): integer matmul of a and b minus their zero points, requantized to y,
+// on the int8 GEMM kernels (a constant b is packed once, when the session is prepared).
 #include "runtime/ops/qlinear_matmul.h"
 
+#include <algorithm>
+#include <optional>
 #include <utility>
 #include <vector>
 
 #include "runtime/error.h"
+#include "runtime/ops/int8_matmul.h"
 #include "runtime/ops/int_matmul_reference.h"
 #include "runtime/quant_math.h"
 
@@ -61,7 +65,18 @@ void Requantize(const Tensor& acc, const std::vector<float>& a_scale, const std:
 
 class QLinearMatMulKernel : public Kernel {
  public:
-  explicit QLinearMatMulKernel(const KernelInit& init) : opset_(init.opset) {}
+  // A constant b with a constant b_zero_point is packed here, once.
+  explicit QLinearMatMulKernel(const KernelInit& init) : opset_(init.opset) {
+    const Tensor* b = init.const_inputs.size() > 5 ? init.const_inputs[3] : nullptr;
+    const Tensor* zp = init.const_inputs.size() > 5 ? init.const_inputs[5] : nullptr;
+    if (b == nullptr || zp == nullptr || b->rank() == 0 || zp->dtype() != b->dtype()) return;
+    if (b->dtype() != DataType::kUint8 && b->dtype() != DataType::kInt8) return;
+    try {
+      packed_ = PackInt8Matrices(*b, GatherParam<int32_t>(*zp, ColumnParamIndex(zp->shape(), b->shape(), "b_zero_point")));
+    } catch (const Error&) {
+      // Malformed constants: Run reports them with the node's name.
+    }
+  }
 
   void Run(KernelContext& ctx) override {
     const Tensor& a = ctx.required_input(0);
@@ -93,20 +108,32 @@ class QLinearMatMulKernel : public Kernel {
     const std::vector<float> b_sc =
         GatherParam<float>(b_scale, ColumnParamIndex(b_scale.shape(), b.shape(), "b_scale"));
 
-    const Tensor acc = IntMatMulReference(a, b, a_zp, b_zp, shape);
     const float y_sc = static_cast<float>(y_scale.GetAsDouble(0));
     const int32_t y_zp = static_cast<int32_t>(y_zero_point.GetAsDouble(0));
-    Tensor y(y_zero_point.dtype(), shape.output);
-    if (y.dtype() == DataType::kInt8) {
-      Requantize<int8_t>(acc, a_sc, b_sc, y_sc, y_zp, shape, y);
+    const PackedInt8Matrices* packed =
+        packed_ && packed_->b_shape == b.shape() && packed_->dtype == b.dtype() ? &*packed_ : nullptr;
+    Tensor y = Tensor::Uninitialized(y_zero_point.dtype(), shape.output);
+    if (std::all_of(a_sc.begin(), a_sc.end(), [&](float v) { return v == a_sc[0]; }) && !a_sc.empty()) {
+      // One a_scale: the multiplier depends on the column alone, and the kernels requantize.
+      std::vector<float> multiplier(b_sc.size());
+      for (size_t j = 0; j < b_sc.size(); ++j) multiplier[j] = RequantMultiplier(a_sc[0], b_sc[j], y_sc);
+      const Int8Output out = y.dtype() == DataType::kInt8 ? Int8Output::kInt8 : Int8Output::kUint8;
+      Int8MatMul(a, a_zp, b, b_zp, packed, shape, out, multiplier.data(), y_zp, y);
     } else {
-      Requantize<uint8_t>(acc, a_sc, b_sc, y_sc, y_zp, shape, y);
+      Tensor acc = Tensor::Uninitialized(DataType::kInt32, shape.output);
+      Int8MatMul(a, a_zp, b, b_zp, packed, shape, Int8Output::kInt32, nullptr, 0, acc);
+      if (y.dtype() == DataType::kInt8) {
+        Requantize<int8_t>(acc, a_sc, b_sc, y_sc, y_zp, shape, y);
+      } else {
+        Requantize<uint8_t>(acc, a_sc, b_sc, y_sc, y_zp, shape, y);
+      }
     }
     ctx.outputs[0] = std::move(y);
   }
 
  private:
   int opset_;
+  std::optional<PackedInt8Matrices> packed_;
 };
 
 }  // namespace

@@ -1,0 +1,35 @@
+// Integer convolution on the int8 GEMM kernels: output positions as rows (im2row of x), weights packed
+// per group once, int32 or requantized output. Results equal IntConvReference (+ RequantizeValue) bit for bit.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "runtime/ops/conv_geometry.h"
+#include "runtime/ops/int8_gemm.h"
+#include "runtime/tensor.h"
+
+namespace ptq {
+
+// The weights of each group as a GEMM B operand [C/group * kernel points, M/group], with zero points.
+struct PackedInt8ConvWeights {
+  Shape w_shape;
+  DataType dtype = DataType::kUint8;
+  int64_t group = 1;
+  std::vector<PackedInt8B> groups;
+};
+
+// w is uint8/int8 [M, C/group, k1..kn]; w_zero_points holds 1 or M values.
+// REQUIRES: group >= 1 divides M.
+PackedInt8ConvWeights PackInt8ConvWeights(const Tensor& w, const std::vector<int32_t>& w_zero_points, int64_t group);
+
+// acc[b, m, o] = IntConvReference(...)[b, m, o] + bias[m] (int32, wrapping; bias may be null); stored as
+// int32 (out == kInt32) or as RequantizeValue(acc, multiplier[m], y_zero_point) in y's 8-bit type.
+// `packed` (may be null) is w packed by PackInt8ConvWeights with the same zero points and group.
+// REQUIRES: geometry = ResolveConvGeometry(attrs, x.shape(), w.shape()) with at most 3 spatial axes;
+// y has geometry.output_shape().
+void Int8Conv(const Tensor& x, int32_t x_zero_point, const Tensor& w, const std::vector<int32_t>& w_zero_points,
+              const ConvGeometry& geometry, const PackedInt8ConvWeights* packed, const int32_t* bias, Int8Output out,
+              const float* multiplier, int32_t y_zero_point, Tensor& y);
+
+}  // namespace ptq

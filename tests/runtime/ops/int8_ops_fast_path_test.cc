@@ -1,0 +1,199 @@
+// QLinearConv, ConvInteger, QLinearMatMul and MatMulInteger on the int8 GEMM kernels, with weights packed
+// at creation (constant inputs) and per run, bit for bit against IntConvReference / IntMatMulReference plus
+// RequantizeValue over random shapes: groups, depthwise, 1-D to 3-D windows, padding, strides, dilations,
+// all signedness mixes, per-channel zero points, batch broadcasting.
+#include <gtest/gtest.h>
+
+#include <random>
+#include <string>
+#include <vector>
+
+#include "runtime/ops/conv_geometry.h"
+#include "runtime/ops/int_conv_reference.h"
+#include "runtime/ops/int_matmul_reference.h"
+#include "runtime/quant_math.h"
+#include "tests/runtime/ops/op_test_util.h"
+
+namespace ptq {
+namespace {
+
+using testing::IntAttr;
+using testing::IntsAttr;
+
+Tensor RandomInt8(std::mt19937& rng, DataType t, Shape shape) {
+  Tensor x(t, std::move(shape));
+  std::uniform_int_distribution<int> byte(0, 255);
+  auto* p = static_cast<uint8_t*>(x.raw());
+  for (int64_t i = 0; i < x.size(); ++i) p[i] = static_cast<uint8_t>(byte(rng));
+  return x;
+}
+
+Tensor ZeroPoints(std::mt19937& rng, DataType t, Shape shape) { return RandomInt8(rng, t, std::move(shape)); }
+
+Tensor Scales(std::mt19937& rng, Shape shape, float lo, float hi) {
+  Tensor s(DataType::kFloat, std::move(shape));
+  std::uniform_real_distribution<float> d(lo, hi);
+  for (int64_t i = 0; i < s.size(); ++i) s.data<float>()[i] = d(rng);
+  return s;
+}
+
+void ExpectSame(const Tensor& got, const Tensor& want, const std::string& what) {
+  ASSERT_EQ(got.dtype(), want.dtype()) << what;
+  ASSERT_EQ(got.shape(), want.shape()) << what;
+  int bad = 0;
+  for (int64_t i = 0; i < want.size() && bad < 5; ++i) {
+    if (got.GetAsDouble(i) != want.GetAsDouble(i)) {
+      ++bad;
+      ADD_FAILURE() << what << ": element " << i << " got " << got.GetAsDouble(i) << " want " << want.GetAsDouble(i);
+    }
+  }
+}
+
+struct ConvCase {
+  Shape x_spatial, kernel;
+  int64_t batch, channels, out_channels, group;
+  std::vector<int64_t> strides, dilations, pads;
+};
+
+TEST(Int8OpsFastPath, QLinearConvAndConvIntegerMatchTheReferenceConv) {
+  std::mt19937 rng(21);
+  const std::vector<ConvCase> cases = {
+      {{9, 10}, {3, 3}, 2, 5, 7, 1, {1, 1}, {1, 1}, {1, 1, 1, 1}},
+      {{8, 8}, {4, 4}, 3, 3, 16, 1, {4, 4}, {1, 1}, {0, 0, 0, 0}},     // patch embedding
+      {{7, 9}, {3, 2}, 1, 6, 4, 2, {2, 1}, {1, 2}, {2, 0, 1, 1}},      // groups, asymmetric pads
+      {{6, 6}, {3, 3}, 2, 8, 8, 8, {1, 1}, {1, 1}, {1, 1, 1, 1}},      // depthwise
+      {{13}, {5}, 2, 3, 19, 1, {2}, {2}, {3, 1}},                      // 1-D
+      {{4, 5, 6}, {2, 3, 2}, 1, 2, 5, 1, {1, 2, 1}, {1, 1, 2}, {1, 0, 1, 0, 1, 1}},  // 3-D
+      {{5, 5}, {1, 1}, 1, 33, 70, 1, {1, 1}, {1, 1}, {0, 0, 0, 0}},    // 1x1, N over several panels
+  };
+  int i = 0;
+  for (const ConvCase& c : cases) {
+    for (int types = 0; types < 4; ++types, ++i) {
+      const DataType xt = (types & 1) ? DataType::kInt8 : DataType::kUint8;
+      const DataType wt = (types & 2) ? DataType::kUint8 : DataType::kInt8;
+      const DataType yt = (i % 3 == 0) ? DataType::kInt8 : DataType::kUint8;
+      Shape xs{c.batch, c.channels};
+      xs.insert(xs.end(), c.x_spatial.begin(), c.x_spatial.end());
+      Shape ws{c.out_channels, c.channels / c.group};
+      ws.insert(ws.end(), c.kernel.begin(), c.kernel.end());
+      const Tensor x = RandomInt8(rng, xt, xs);
+      const Tensor w = RandomInt8(rng, wt, ws);
+      const Tensor x_zp = ZeroPoints(rng, xt, {});
+      const Tensor w_zp = ZeroPoints(rng, wt, i % 2 ? Shape{c.out_channels} : Shape{});
+      const Tensor x_scale = Scales(rng, {}, 0.01f, 0.1f), y_scale = Scales(rng, {}, 0.5f, 4.0f);
+      const Tensor w_scale = Scales(rng, {c.out_channels}, 0.001f, 0.05f);
+      const Tensor y_zp = ZeroPoints(rng, yt, {});
+      Tensor bias(DataType::kInt32, {c.out_channels});
+      std::uniform_int_distribution<int32_t> bias_dist(-5000, 5000);
+      for (int64_t m = 0; m < c.out_channels; ++m) bias.data<int32_t>()[m] = bias_dist(rng);
+
+      Attributes attrs;
+      attrs.Set("kernel_shape", IntsAttr(c.kernel));
+      attrs.Set("strides", IntsAttr(c.strides));
+      attrs.Set("dilations", IntsAttr(c.dilations));
+      attrs.Set("pads", IntsAttr(c.pads));
+      attrs.Set("group", IntAttr(c.group));
+      const ConvGeometry g = ResolveConvGeometry(ReadConvAttributes(attrs), x.shape(), w.shape());
+      const int32_t xz = static_cast<int32_t>(x_zp.GetAsDouble(0));
+      std::vector<int32_t> wz(static_cast<size_t>(w_zp.size()));
+      for (size_t m = 0; m < wz.size(); ++m) wz[m] = static_cast<int32_t>(w_zp.GetAsDouble(static_cast<int64_t>(m)));
+      const Tensor acc = IntConvReference(x, xz, w, wz, g);
+      const std::string what = "case " + std::to_string(i);
+
+      // ConvInteger: int32 as the reference.
+      for (bool constant : {false, true}) {
+        const Tensor got = testing::RunOp("ConvInteger", 10, attrs, {x, w, x_zp, w_zp}, 1, constant)[0];
+        ExpectSame(got, acc, what + " ConvInteger" + (constant ? " packed" : ""));
+      }
+      // QLinearConv: + bias, requantized per output channel.
+      Tensor want(yt, acc.shape());
+      const int64_t plane = acc.size() / (c.batch * c.out_channels);
+      for (int64_t e = 0; e < acc.size(); ++e) {
+        const int64_t m = (e / plane) % c.out_channels;
+        const uint32_t sum = static_cast<uint32_t>(acc.data<int32_t>()[e]) + static_cast<uint32_t>(bias.data<int32_t>()[m]);
+        const float mult = RequantMultiplier(x_scale.data<float>()[0], w_scale.data<float>()[m], y_scale.data<float>()[0]);
+        const int32_t q = RequantizeValue(static_cast<int32_t>(sum), mult, static_cast<int32_t>(y_zp.GetAsDouble(0)),
+                                          QuantMin(yt), QuantMax(yt));
+        if (yt == DataType::kUint8) want.data<uint8_t>()[e] = static_cast<uint8_t>(q);
+        if (yt == DataType::kInt8) want.data<int8_t>()[e] = static_cast<int8_t>(q);
+      }
+      for (bool constant : {false, true}) {
+        const Tensor got = testing::RunOp("QLinearConv", 10, attrs,
+                                          {x, x_scale, x_zp, w, w_scale, w_zp, y_scale, y_zp, bias}, 1, constant)[0];
+        ExpectSame(got, want, what + " QLinearConv" + (constant ? " packed" : ""));
+      }
+      if (HasFailure()) return;
+    }
+  }
+}
+
+struct MatMulCase {
+  Shape a, b;
+};
+
+TEST(Int8OpsFastPath, QLinearMatMulAndMatMulIntegerMatchTheReferenceMatmul) {
+  std::mt19937 rng(22);
+  const std::vector<MatMulCase> cases = {
+      {{17, 64}, {64, 192}},          // one token sequence, QKV-sized
+      {{1, 75}, {75, 33}},            // M = 1, odd K and N
+      {{2, 3, 5, 19}, {19, 21}},      // batch of a, one b (stacked into one GEMM)
+      {{2, 3, 5, 19}, {3, 19, 21}},   // b broadcast over a's first axis
+      {{4, 17, 16}, {4, 16, 17}},     // attention Q . K^T per head
+      {{1, 7, 9}, {3, 9, 6}},         // a broadcast over b's batch
+      {{8}, {8, 5}},                  // 1-D a
+      {{3, 6}, {6}},                  // 1-D b
+  };
+  int i = 0;
+  for (const MatMulCase& c : cases) {
+    for (int types = 0; types < 4; ++types, ++i) {
+      const DataType at = (types & 1) ? DataType::kInt8 : DataType::kUint8;
+      const DataType bt = (types & 2) ? DataType::kUint8 : DataType::kInt8;
+      const DataType yt = (i % 3 == 0) ? DataType::kInt8 : DataType::kUint8;
+      const Tensor a = RandomInt8(rng, at, c.a);
+      const Tensor b = RandomInt8(rng, bt, c.b);
+      const MatMulShape s = ComputeMatMulShape(a.shape(), b.shape(), "a", "b");
+      // Per-column b parameters where b is at least 2-D, per tensor otherwise.
+      const Shape b_param = c.b.size() >= 2 && i % 2 ? Shape{c.b.back()} : Shape{};
+      const Tensor a_zp = ZeroPoints(rng, at, {});
+      const Tensor b_zp = ZeroPoints(rng, bt, b_param);
+      const Tensor a_scale = Scales(rng, {}, 0.01f, 0.1f), y_scale = Scales(rng, {}, 0.2f, 2.0f);
+      const Tensor b_scale = Scales(rng, b_param, 0.001f, 0.05f);
+      const Tensor y_zp = ZeroPoints(rng, yt, {});
+      const std::vector<int32_t> az =
+          GatherParam<int32_t>(a_zp, RowParamIndex(a_zp.shape(), a.shape(), "a_zero_point"));
+      const std::vector<int32_t> bz =
+          GatherParam<int32_t>(b_zp, ColumnParamIndex(b_zp.shape(), b.shape(), "b_zero_point"));
+      const std::vector<float> bs = GatherParam<float>(b_scale, ColumnParamIndex(b_scale.shape(), b.shape(), "b_scale"));
+      const Tensor acc = IntMatMulReference(a, b, az, bz, s);
+      const std::string what = "case " + std::to_string(i);
+
+      for (bool constant : {false, true}) {
+        const Tensor got = testing::RunOp("MatMulInteger", 10, {}, {a, b, a_zp, b_zp}, 1, constant)[0];
+        ExpectSame(got, acc, what + " MatMulInteger" + (constant ? " packed" : ""));
+      }
+      Tensor want(yt, acc.shape());
+      for (size_t mi = 0; mi < s.a_of.size(); ++mi) {
+        for (int64_t m = 0; m < s.M; ++m) {
+          for (int64_t n = 0; n < s.N; ++n) {
+            const int64_t e = (static_cast<int64_t>(mi) * s.M + m) * s.N + n;
+            const float mult = RequantMultiplier(a_scale.data<float>()[0],
+                                                 bs[static_cast<size_t>(s.b_of[mi] * s.N + n)], y_scale.data<float>()[0]);
+            const int32_t q = RequantizeValue(acc.data<int32_t>()[e], mult, static_cast<int32_t>(y_zp.GetAsDouble(0)),
+                                              QuantMin(yt), QuantMax(yt));
+            if (yt == DataType::kUint8) want.data<uint8_t>()[e] = static_cast<uint8_t>(q);
+            if (yt == DataType::kInt8) want.data<int8_t>()[e] = static_cast<int8_t>(q);
+          }
+        }
+      }
+      for (bool constant : {false, true}) {
+        const Tensor got = testing::RunOp("QLinearMatMul", 10, {},
+                                          {a, a_scale, a_zp, b, b_scale, b_zp, y_scale, y_zp}, 1, constant)[0];
+        ExpectSame(got, want, what + " QLinearMatMul" + (constant ? " packed" : ""));
+      }
+      if (HasFailure()) return;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace ptq
