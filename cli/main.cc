@@ -4,6 +4,7 @@
 #include <string>
 
 #include "cli/commands.h"
+#include "runtime/allocator_tuning.h"
 #include "runtime/error.h"
 
 namespace {
@@ -52,6 +53,7 @@ int main(int argc, char** argv) {
     std::cout << "ptq " << PTQ_VERSION << "\n";
     return 0;
   }
+  ptq::TuneAllocatorForRepeatedRuns();
   try {
     for (const Command& c : kCommands) {
       if (!std::strcmp(argv[1], c.name)) return c.fn(argc, argv);

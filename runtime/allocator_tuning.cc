@@ -1,0 +1,19 @@
+// glibc malloc settings for repeated runs (mallopt), see allocator_tuning.h.
+#include "runtime/allocator_tuning.h"
+
+#include <cstdlib>  // defines __GLIBC__ with glibc
+
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
+
+namespace ptq {
+
+void TuneAllocatorForRepeatedRuns() {
+#if defined(__GLIBC__)
+  mallopt(M_MMAP_THRESHOLD, 32 << 20);  // glibc's maximum on 64-bit
+  mallopt(M_TRIM_THRESHOLD, 512 << 20);
+#endif
+}
+
+}  // namespace ptq
