@@ -13,6 +13,7 @@ void TuneAllocatorForRepeatedRuns() {
 #if defined(__GLIBC__)
   mallopt(M_MMAP_THRESHOLD, 32 << 20);  // glibc's maximum on 64-bit
   mallopt(M_TRIM_THRESHOLD, 512 << 20);
+  mallopt(M_MXFAST, 0);
 #endif
 }
 

@@ -116,7 +116,7 @@ void PackedInt8B::Pack(const void* b, bool b_signed, int64_t K, int64_t N, int64
   isa_ = isa;
   K_ = K;
   N_ = N;
-  const int64_t per_step = KPerStep(isa);
+  const int64_t per_step = KPerStep(isa);  // 4 (bytes) or 2 (int16) k per 64-byte step
   k_steps_ = (K + per_step - 1) / per_step;
   panels_ = (N + kPanelCols - 1) / kPanelCols;
   data_.assign(static_cast<size_t>(panels_ * panel_bytes()), 0);
@@ -125,30 +125,28 @@ void PackedInt8B::Pack(const void* b, bool b_signed, int64_t K, int64_t N, int64
   any_b_zero_point_ = false;
   const auto* bytes = static_cast<const uint8_t*>(b);
   const int32_t shift = b_signed ? 0 : 128;
-  std::vector<uint32_t> col_sum(static_cast<size_t>(N), 0u);
-  for (int64_t k = 0; k < K; ++k) {
-    const int64_t step = k / per_step;
-    const int64_t j = k % per_step;
-    for (int64_t n = 0; n < N; ++n) {
-      const uint8_t raw = bytes[transposed ? n * ldb + k : k * ldb + n];
-      // b' = b for int8, b - 128 for uint8: the same byte with its sign bit flipped.
-      const int8_t v = static_cast<int8_t>(b_signed ? raw : raw ^ 0x80u);
-      col_sum[static_cast<size_t>(n)] += static_cast<uint32_t>(static_cast<int32_t>(v));
-      const int64_t base = ((n / kPanelCols) * k_steps_ + step) * 64 + (n % kPanelCols) * 4;
-      if (isa == Int8Isa::kAvx2) {
-        const int16_t wide = v;
-        std::memcpy(&data_[static_cast<size_t>(base + 2 * j)], &wide, sizeof(wide));
+  const uint8_t flip = b_signed ? 0 : 0x80;  // b' = b - 128 for uint8: the byte with its sign bit flipped
+  const int64_t k_stride = transposed ? 1 : ldb;
+  const int64_t n_stride = transposed ? ldb : 1;
+  const bool wide = isa == Int8Isa::kAvx2;
+  for (int64_t n = 0; n < N; ++n) {
+    const uint8_t* column = bytes + n * n_stride;
+    int8_t* dst = data_.data() + (n / kPanelCols) * panel_bytes() + (n % kPanelCols) * 4;
+    uint32_t sum = 0;
+    for (int64_t k = 0; k < K; ++k) {
+      const int8_t v = static_cast<int8_t>(column[k * k_stride] ^ flip);
+      sum += static_cast<uint32_t>(static_cast<int32_t>(v));
+      if (wide) {  // step k / 2 holds k's value as int16 at byte 2 * (k % 2) of the column's 4 bytes
+        const int16_t w = v;
+        std::memcpy(dst + (k >> 1) * 64 + 2 * (k & 1), &w, sizeof(w));
       } else {
-        data_[static_cast<size_t>(base + j)] = v;
+        dst[(k >> 2) * 64 + (k & 3)] = v;
       }
     }
-  }
-  for (int64_t n = 0; n < N; ++n) {
     const int32_t zp = b_zero_point[n] - shift;
     b_zero_point_[static_cast<size_t>(n)] = zp;
     any_b_zero_point_ = any_b_zero_point_ || zp != 0;
-    const uint32_t adjust = col_sum[static_cast<size_t>(n)] - static_cast<uint32_t>(K) * static_cast<uint32_t>(zp);
-    col_adjust_[static_cast<size_t>(n)] = static_cast<int32_t>(adjust);
+    col_adjust_[static_cast<size_t>(n)] = static_cast<int32_t>(sum - static_cast<uint32_t>(K) * static_cast<uint32_t>(zp));
   }
 }
 

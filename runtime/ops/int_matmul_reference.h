@@ -50,6 +50,27 @@ std::vector<T> GatherParam(const Tensor& param, const std::vector<int64_t>& inde
   return out;
 }
 
+// GatherParam(param, RowParamIndex(param.shape(), a, name)) (resp. ColumnParamIndex for b), without
+// building the index when param is a scalar or [1] (per tensor: the common case).
+template <class T>
+std::vector<T> GatherRowParam(const Tensor& param, const Shape& a, const std::string& name) {
+  if (param.rank() == 0 || (param.rank() == 1 && param.dim(0) == 1)) {
+    int64_t rows = 1;
+    for (size_t i = 0; i + 1 < a.size(); ++i) rows *= a[i];
+    return std::vector<T>(static_cast<size_t>(rows), static_cast<T>(param.GetAsDouble(0)));
+  }
+  return GatherParam<T>(param, RowParamIndex(param.shape(), a, name));
+}
+template <class T>
+std::vector<T> GatherColumnParam(const Tensor& param, const Shape& b, const std::string& name) {
+  if (param.rank() == 0 || (param.rank() == 1 && param.dim(0) == 1)) {
+    int64_t columns = b.size() == 1 ? 1 : b.back();
+    for (size_t i = 0; i + 2 < b.size(); ++i) columns *= b[i];
+    return std::vector<T>(static_cast<size_t>(columns), static_cast<T>(param.GetAsDouble(0)));
+  }
+  return GatherParam<T>(param, ColumnParamIndex(param.shape(), b, name));
+}
+
 // One matrix product with zero points, all matrices row-major and contiguous:
 //   c[m][n] = sum_k (a[m][k] - a_zero_point[m]) * (b[k][n] - b_zero_point[n])   (modulo 2^32)
 // a is [M, K], b is [K, N], c is [M, N]; a_zero_point holds M values and b_zero_point N (repeat the

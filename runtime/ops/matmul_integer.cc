@@ -26,7 +26,7 @@ void CheckZeroPointType(const Tensor& zero_point, const char* zp_name, const Ten
 std::vector<int32_t> BZeroPoints(const Tensor* zp, const Tensor& b, int64_t count) {
   if (zp == nullptr) return std::vector<int32_t>(static_cast<size_t>(count), 0);
   CheckZeroPointType(*zp, "b_zero_point", b, "B");
-  return GatherParam<int32_t>(*zp, ColumnParamIndex(zp->shape(), b.shape(), "b_zero_point"));
+  return GatherColumnParam<int32_t>(*zp, b.shape(), "b_zero_point");
 }
 
 int64_t BColumns(const Tensor& b) {
@@ -61,7 +61,7 @@ class MatMulIntegerKernel : public Kernel {
     std::vector<int32_t> a_zero_point(static_cast<size_t>(shape.a_matrices * shape.M), 0);
     if (const Tensor* zp = ctx.input(2)) {
       CheckZeroPointType(*zp, "a_zero_point", a, "A");
-      a_zero_point = GatherParam<int32_t>(*zp, RowParamIndex(zp->shape(), a.shape(), "a_zero_point"));
+      a_zero_point = GatherRowParam<int32_t>(*zp, a.shape(), "a_zero_point");
     }
     const std::vector<int32_t> b_zero_point = BZeroPoints(ctx.input(3), b, shape.b_matrices * shape.N);
     const bool use_packed = packed_ && packed_->b_shape == b.shape() && packed_->dtype == b.dtype();

@@ -101,12 +101,12 @@ class QLinearMatMulKernel : public Kernel {
 
     const MatMulShape shape = ComputeMatMulShape(a.shape(), b.shape(), "a", "b");
     const std::vector<int32_t> a_zp =
-        GatherParam<int32_t>(a_zero_point, RowParamIndex(a_zero_point.shape(), a.shape(), "a_zero_point"));
-    const std::vector<float> a_sc = GatherParam<float>(a_scale, RowParamIndex(a_scale.shape(), a.shape(), "a_scale"));
+        GatherRowParam<int32_t>(a_zero_point, a.shape(), "a_zero_point");
+    const std::vector<float> a_sc = GatherRowParam<float>(a_scale, a.shape(), "a_scale");
     const std::vector<int32_t> b_zp =
-        GatherParam<int32_t>(b_zero_point, ColumnParamIndex(b_zero_point.shape(), b.shape(), "b_zero_point"));
+        GatherColumnParam<int32_t>(b_zero_point, b.shape(), "b_zero_point");
     const std::vector<float> b_sc =
-        GatherParam<float>(b_scale, ColumnParamIndex(b_scale.shape(), b.shape(), "b_scale"));
+        GatherColumnParam<float>(b_scale, b.shape(), "b_scale");
 
     const float y_sc = static_cast<float>(y_scale.GetAsDouble(0));
     const int32_t y_zp = static_cast<int32_t>(y_zero_point.GetAsDouble(0));
