@@ -27,36 +27,77 @@ Window3 ToWindow3(const SlidingWindow& w) {
   return r;
 }
 
-// rows[o][c * K + k] = x[c, o * stride - pad + k * dilation], or pad_value outside the input
-// (x holds `channels` planes; o and k are row-major multi-indices; K = kernel points).
-void Im2Row(const uint8_t* x, int64_t channels, const Window3& w, uint8_t pad_value, uint8_t* rows) {
-  const int64_t plane = w.in[0] * w.in[1] * w.in[2];
-  const int64_t taps = w.kernel[0] * w.kernel[1] * w.kernel[2];
-  const int64_t row_len = channels * taps;
-  int64_t o = 0;
+// The input planes copied with their padding filled in, so that every tap of every output position
+// is in bounds: plane sizes in[i] + pad_begin[i] + pad_end[i] (pad_end grown where the last window
+// reaches further).
+struct PaddedGeometry {
+  int64_t dims[3];
+  int64_t plane;
+};
+
+PaddedGeometry PadGeometry(const Window3& w) {
+  PaddedGeometry p;
+  for (int i = 0; i < 3; ++i) {
+    const int64_t reach = (w.out[i] - 1) * w.stride[i] + (w.kernel[i] - 1) * w.dilation[i] + 1;
+    p.dims[i] = std::max(reach, w.pad[i] + w.in[i]);
+  }
+  p.plane = p.dims[0] * p.dims[1] * p.dims[2];
+  return p;
+}
+
+// dst (channels planes of p) = x (channels planes of w.in) placed at offset pad, pad_value elsewhere.
+void PadPlanes(const uint8_t* x, int64_t channels, const Window3& w, const PaddedGeometry& p, uint8_t pad_value,
+               uint8_t* dst) {
+  std::fill(dst, dst + channels * p.plane, pad_value);
+  for (int64_t c = 0; c < channels; ++c) {
+    for (int64_t d = 0; d < w.in[0]; ++d) {
+      for (int64_t h = 0; h < w.in[1]; ++h) {
+        const uint8_t* src = x + ((c * w.in[0] + d) * w.in[1] + h) * w.in[2];
+        uint8_t* out = dst + c * p.plane + ((d + w.pad[0]) * p.dims[1] + h + w.pad[1]) * p.dims[2] + w.pad[2];
+        std::copy(src, src + w.in[2], out);
+      }
+    }
+  }
+}
+
+// rows[o][c * taps + k] = padded[c][o * stride + k * dilation] (o and k row-major multi-indices).
+// kKw > 0 fixes the kernel width (with dilation 1 along it) at compile time.
+template <int kKw>
+void Im2RowFixed(const uint8_t* padded, int64_t channels, const Window3& w, const PaddedGeometry& p, uint8_t* rows) {
+  const int64_t kw_n = kKw > 0 ? kKw : w.kernel[2];
+  const int64_t kw_step = kKw > 0 ? 1 : w.dilation[2];
+  const int64_t lines = w.kernel[0] * w.kernel[1];  // (kd, kh) pairs; each takes kw_n taps
+  std::vector<int64_t> line(static_cast<size_t>(lines));
+  for (int64_t kd = 0, i = 0; kd < w.kernel[0]; ++kd) {
+    for (int64_t kh = 0; kh < w.kernel[1]; ++kh, ++i) {
+      line[static_cast<size_t>(i)] = (kd * w.dilation[0] * p.dims[1] + kh * w.dilation[1]) * p.dims[2];
+    }
+  }
   for (int64_t od = 0; od < w.out[0]; ++od) {
     for (int64_t oh = 0; oh < w.out[1]; ++oh) {
-      for (int64_t ow = 0; ow < w.out[2]; ++ow, ++o) {
-        uint8_t* dst = rows + o * row_len;
+      for (int64_t ow = 0; ow < w.out[2]; ++ow) {
+        const int64_t base = (od * w.stride[0] * p.dims[1] + oh * w.stride[1]) * p.dims[2] + ow * w.stride[2];
         for (int64_t c = 0; c < channels; ++c) {
-          const uint8_t* xc = x + c * plane;
-          for (int64_t kd = 0; kd < w.kernel[0]; ++kd) {
-            const int64_t id = od * w.stride[0] - w.pad[0] + kd * w.dilation[0];
-            const bool d_in = id >= 0 && id < w.in[0];
-            for (int64_t kh = 0; kh < w.kernel[1]; ++kh) {
-              const int64_t ih = oh * w.stride[1] - w.pad[1] + kh * w.dilation[1];
-              const bool dh_in = d_in && ih >= 0 && ih < w.in[1];
-              const int64_t row = (id * w.in[1] + ih) * w.in[2];
-              for (int64_t kw = 0; kw < w.kernel[2]; ++kw) {
-                const int64_t iw = ow * w.stride[2] - w.pad[2] + kw * w.dilation[2];
-                *dst++ = dh_in && iw >= 0 && iw < w.in[2] ? xc[row + iw] : pad_value;
-              }
-            }
+          const uint8_t* src = padded + c * p.plane + base;
+          for (int64_t i = 0; i < lines; ++i) {
+            const uint8_t* from = src + line[static_cast<size_t>(i)];
+            for (int64_t j = 0; j < kw_n; ++j) rows[j] = from[j * kw_step];
+            rows += kw_n;
           }
         }
       }
     }
   }
+}
+
+void Im2Row(const uint8_t* padded, int64_t channels, const Window3& w, const PaddedGeometry& p, uint8_t* rows) {
+  const bool unit = w.dilation[2] == 1;
+  if (unit && w.kernel[2] == 1) return Im2RowFixed<1>(padded, channels, w, p, rows);
+  if (unit && w.kernel[2] == 3) return Im2RowFixed<3>(padded, channels, w, p, rows);
+  if (unit && w.kernel[2] == 4) return Im2RowFixed<4>(padded, channels, w, p, rows);
+  if (unit && w.kernel[2] == 5) return Im2RowFixed<5>(padded, channels, w, p, rows);
+  if (unit && w.kernel[2] == 7) return Im2RowFixed<7>(padded, channels, w, p, rows);
+  Im2RowFixed<0>(padded, channels, w, p, rows);
 }
 
 // dst[c][r] = src[r][c] for a rows x cols matrix.
@@ -68,6 +109,7 @@ void Transpose(const T* src, int64_t rows, int64_t cols, T* dst) {
 }
 
 struct ConvScratch {
+  std::vector<uint8_t> padded;
   std::vector<uint8_t> rows;
   std::vector<uint8_t> out;
 };
@@ -118,22 +160,35 @@ void Int8Conv(const Tensor& x, int32_t x_zero_point, const Tensor& w, const std:
   const uint8_t pad_value = static_cast<uint8_t>(x_zero_point);
   const auto* x_bytes = static_cast<const uint8_t*>(x.raw());
   auto* y_bytes = static_cast<uint8_t*>(y.raw());
+  const PaddedGeometry padded = PadGeometry(win);
+  // Images go through the GEMM together, as many as keep the im2row buffer near kRowsBudget.
+  constexpr int64_t kRowsBudget = int64_t{4} << 20;
+  const int64_t chunk = std::max<int64_t>(1, std::min<int64_t>(geometry.batch, kRowsBudget / std::max<int64_t>(1, out_plane * K)));
   thread_local ConvScratch s;
-  s.rows.resize(static_cast<size_t>(out_plane * K));
-  s.out.resize(static_cast<size_t>(out_plane * mg * elem));
-  for (int64_t b = 0; b < geometry.batch; ++b) {
+  s.rows.resize(static_cast<size_t>(chunk * out_plane * K));
+  s.padded.resize(static_cast<size_t>(cg * padded.plane));
+  s.out.resize(static_cast<size_t>(chunk * out_plane * mg * elem));
+  for (int64_t b0 = 0; b0 < geometry.batch; b0 += chunk) {
+    const int64_t images = std::min(chunk, geometry.batch - b0);
     for (int64_t g = 0; g < geometry.group; ++g) {
-      Im2Row(x_bytes + (b * geometry.in_channels + g * cg) * in_plane, cg, win, pad_value, s.rows.data());
-      const Int8GemmA a{out_plane, s.rows.data(), x_signed, K, &x_zero_point, false};
+      for (int64_t i = 0; i < images; ++i) {
+        PadPlanes(x_bytes + ((b0 + i) * geometry.in_channels + g * cg) * in_plane, cg, win, padded, pad_value,
+                  s.padded.data());
+        Im2Row(s.padded.data(), cg, win, padded, s.rows.data() + i * out_plane * K);
+      }
+      const Int8GemmA a{images * out_plane, s.rows.data(), x_signed, K, &x_zero_point, false};
       const Int8GemmOut o{out, s.out.data(), mg, bias != nullptr ? bias + g * mg : nullptr,
                           multiplier != nullptr ? multiplier + g * mg : nullptr, y_zero_point};
       Int8Gemm(a, packed->groups[static_cast<size_t>(g)], o);
-      // s.out is [out_plane, mg]; y wants [mg, out_plane] at channel g * mg of image b.
-      uint8_t* dst = y_bytes + (b * M + g * mg) * out_plane * elem;
-      if (elem == 1) {
-        Transpose(s.out.data(), out_plane, mg, dst);
-      } else {
-        Transpose(reinterpret_cast<const int32_t*>(s.out.data()), out_plane, mg, reinterpret_cast<int32_t*>(dst));
+      // s.out holds [out_plane, mg] per image; y wants [mg, out_plane] at channel g * mg of each image.
+      for (int64_t i = 0; i < images; ++i) {
+        uint8_t* dst = y_bytes + ((b0 + i) * M + g * mg) * out_plane * elem;
+        const uint8_t* src = s.out.data() + i * out_plane * mg * elem;
+        if (elem == 1) {
+          Transpose(src, out_plane, mg, dst);
+        } else {
+          Transpose(reinterpret_cast<const int32_t*>(src), out_plane, mg, reinterpret_cast<int32_t*>(dst));
+        }
       }
     }
   }
