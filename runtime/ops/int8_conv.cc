@@ -1,6 +1,8 @@
 // Int8 convolution as GEMMs: im2row of each image and group, Int8Gemm, then a transpose into NCHW order.
 #include "runtime/ops/int8_conv.h"
 
+#include <omp.h>
+
 #include <algorithm>
 
 namespace ptq {
@@ -108,6 +110,11 @@ void Transpose(const T* src, int64_t rows, int64_t cols, T* dst) {
   }
 }
 
+// Images are shared out between threads when they hold at least this many multiply-adds in all,
+// and none alone reaches kSplitGemmMacs (then Int8Gemm splits each GEMM instead).
+constexpr int64_t kParallelImagesMacs = int64_t{1} << 18;
+constexpr int64_t kSplitGemmMacs = int64_t{1} << 22;
+
 struct ConvScratch {
   std::vector<uint8_t> padded;
   std::vector<uint8_t> rows;
@@ -164,12 +171,12 @@ void Int8Conv(const Tensor& x, int32_t x_zero_point, const Tensor& w, const std:
   // Images go through the GEMM together, as many as keep the im2row buffer near kRowsBudget.
   constexpr int64_t kRowsBudget = int64_t{4} << 20;
   const int64_t chunk = std::max<int64_t>(1, std::min<int64_t>(geometry.batch, kRowsBudget / std::max<int64_t>(1, out_plane * K)));
-  thread_local ConvScratch s;
-  s.rows.resize(static_cast<size_t>(chunk * out_plane * K));
-  s.padded.resize(static_cast<size_t>(cg * padded.plane));
-  s.out.resize(static_cast<size_t>(chunk * out_plane * mg * elem));
-  for (int64_t b0 = 0; b0 < geometry.batch; b0 += chunk) {
-    const int64_t images = std::min(chunk, geometry.batch - b0);
+  // Images [b0, b0 + images) through im2row, one GEMM per group, and the transpose into y.
+  auto run_images = [&](int64_t b0, int64_t images) {
+    thread_local ConvScratch s;
+    s.rows.resize(static_cast<size_t>(images * out_plane * K));
+    s.padded.resize(static_cast<size_t>(cg * padded.plane));
+    s.out.resize(static_cast<size_t>(images * out_plane * mg * elem));
     for (int64_t g = 0; g < geometry.group; ++g) {
       for (int64_t i = 0; i < images; ++i) {
         PadPlanes(x_bytes + ((b0 + i) * geometry.in_channels + g * cg) * in_plane, cg, win, padded, pad_value,
@@ -191,7 +198,22 @@ void Int8Conv(const Tensor& x, int32_t x_zero_point, const Tensor& w, const std:
         }
       }
     }
+  };
+  // Several images and threads: each thread takes whole images (im2row and transposes included),
+  // unless one GEMM is big enough to be split by Int8Gemm itself.
+  const int64_t macs_per_image = out_plane * K * M;
+  const int threads = omp_in_parallel() ? 1 : omp_get_max_threads();
+  if (threads > 1 && geometry.batch > 1 && macs_per_image < kSplitGemmMacs &&
+      geometry.batch * macs_per_image >= kParallelImagesMacs) {
+    const int64_t per_thread = (geometry.batch + threads - 1) / threads;
+#pragma omp parallel for schedule(static) num_threads(threads)
+    for (int t = 0; t < threads; ++t) {
+      const int64_t b0 = t * per_thread;
+      if (b0 < geometry.batch) run_images(b0, std::min(per_thread, geometry.batch - b0));
+    }
+    return;
   }
+  for (int64_t b0 = 0; b0 < geometry.batch; b0 += chunk) run_images(b0, std::min(chunk, geometry.batch - b0));
 }
 
 }  // namespace ptq

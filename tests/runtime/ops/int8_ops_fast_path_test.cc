@@ -3,6 +3,7 @@
 // RequantizeValue over random shapes: groups, depthwise, 1-D to 3-D windows, padding, strides, dilations,
 // all signedness mixes, per-channel zero points, batch broadcasting.
 #include <gtest/gtest.h>
+#include <omp.h>
 
 #include <random>
 #include <string>
@@ -65,7 +66,9 @@ TEST(Int8OpsFastPath, QLinearConvAndConvIntegerMatchTheReferenceConv) {
       {{13}, {5}, 2, 3, 19, 1, {2}, {2}, {3, 1}},                      // 1-D
       {{4, 5, 6}, {2, 3, 2}, 1, 2, 5, 1, {1, 2, 1}, {1, 1, 2}, {1, 0, 1, 0, 1, 1}},  // 3-D
       {{5, 5}, {1, 1}, 1, 33, 70, 1, {1, 1}, {1, 1}, {0, 0, 0, 0}},    // 1x1, N over several panels
+      {{12, 12}, {3, 3}, 5, 16, 32, 1, {1, 1}, {1, 1}, {1, 1, 1, 1}},  // images shared out between threads
   };
+  omp_set_num_threads(2);  // the threaded path runs even on a one-core machine
   int i = 0;
   for (const ConvCase& c : cases) {
     for (int types = 0; types < 4; ++types, ++i) {
@@ -125,6 +128,7 @@ TEST(Int8OpsFastPath, QLinearConvAndConvIntegerMatchTheReferenceConv) {
       if (HasFailure()) return;
     }
   }
+  omp_set_num_threads(omp_get_num_procs());
 }
 
 struct MatMulCase {
