@@ -1,9 +1,11 @@
-// DequantizeLinear kernel: per-tensor, per-axis and blocked dequantization of 4, 8, 16 and 32-bit integers.
+// DequantizeLinear kernel: per-tensor and per-axis (vectorised) and blocked dequantization of 4 to 32-bit integers.
 #include "runtime/ops/dequantize_linear.h"
 
 #include <vector>
 
 #include "runtime/float16.h"
+#include "runtime/ops/dequantize_linear_rows.h"
+#include "runtime/ops/elementwise.h"
 #include "runtime/ops/quant_axis.h"
 #include "runtime/quant_math.h"
 
@@ -44,11 +46,31 @@ void CheckTypes(const Tensor& x, const Tensor& x_scale, const Tensor* x_zero_poi
 template <class Q>
 void DequantizeInto(const Q* x, const QuantGranularity& g, const std::vector<float>& scale,
                     const std::vector<int32_t>& zero_point, float* y) {
-  // y[k] = (x[k] - zero_point[p]) * scale[p], p the element's parameter index
-  g.ForEach([&](int64_t k, int64_t p) {
-    const size_t pi = static_cast<size_t>(p);
-    y[k] = DequantizeValue(static_cast<int32_t>(x[k]), scale[pi], zero_point[pi]);
-  });
+  const bool blocked = g.inner_stride != 0 || g.outer_stride != 0;
+  if (blocked) {
+    // y[k] = (x[k] - zero_point[p]) * scale[p], p the element's parameter index: the generic path.
+    g.ForEach([&](int64_t k, int64_t p) {
+      const size_t pi = static_cast<size_t>(p);
+      y[k] = DequantizeValue(static_cast<int32_t>(x[k]), scale[pi], zero_point[pi]);
+    });
+    return;
+  }
+  // Per-tensor: one vectorised run. Per-axis: one run per (outer, axis) block of `inner` elements,
+  // or one row per outer index with the parameters as arrays when the axis is innermost.
+  const bool avx2 = UseAvx2Clone<float, float>();
+  if (g.axis_stride == 0) return DequantizeRun(x, g.outer * g.axis_dim * g.inner, scale[0], zero_point[0], y, avx2);
+  if (g.inner == 1) {
+    for (int64_t o = 0; o < g.outer; ++o) {
+      DequantizeRow(x + o * g.axis_dim, g.axis_dim, scale.data(), zero_point.data(), y + o * g.axis_dim, avx2);
+    }
+    return;
+  }
+  int64_t k = 0;
+  for (int64_t o = 0; o < g.outer; ++o) {
+    for (size_t a = 0; a < scale.size(); ++a, k += g.inner) {
+      DequantizeRun(x + k, g.inner, scale[a], zero_point[a], y + k, avx2);
+    }
+  }
 }
 
 void DequantizeAny(const Tensor& x, const QuantGranularity& g, const std::vector<float>& scale,
@@ -80,7 +102,7 @@ Tensor DequantizeLinear(const Tensor& x, const Tensor& x_scale, const Tensor* x_
   }
 
   const DataType out_type = x_scale.dtype();
-  Tensor y(out_type, x.shape());
+  Tensor y = Tensor::Uninitialized(out_type, x.shape());  // every element is written below
   if (out_type == DataType::kFloat) {
     DequantizeAny(x, g, scale, zero_point, y.data<float>());
     return y;

@@ -1,4 +1,5 @@
-// LayerNormalization kernel: two passes over each contiguous row for the statistics, one to write.
+// LayerNormalization kernel: two passes over each contiguous row for the statistics, one to write
+// (float32 rows also compiled for AVX2).
 #include "runtime/ops/layer_normalization.h"
 
 #include <cmath>
@@ -38,6 +39,41 @@ const C* ExpandParam(const Tensor& param, const Shape& normalized, const char* n
   return storage.data();
 }
 
+// Each of `rows` contiguous rows of n values:
+//   mean = sum(x) / n;  inv_std = 1 / sqrt(sum((x - mean)^2) / n + epsilon)
+//   y = (x - mean) * inv_std * scale + bias
+// Always inlined, so that the AVX2 clone below compiles it (and the row loops) for AVX2; the row
+// sums use kRowLanes fixed partial sums, so both compilations add in the same order.
+template <class C>
+__attribute__((always_inline)) inline void RowsLoop(const C* x, int64_t rows, int64_t n, const C* __restrict g,
+                                                    const C* __restrict b, C epsilon, C* y, C* mean_out,
+                                                    C* inv_out) {
+  for (int64_t r = 0; r < rows; ++r) {
+    const C* __restrict xr = x + r * n;
+    C* __restrict yr = y + r * n;
+    const C mean = RowSum(xr, n) / static_cast<C>(n);
+    const C var = RowSumSquaredDiff(xr, n, mean) / static_cast<C>(n);
+    const C inv_std = C(1) / std::sqrt(var + epsilon);
+    for (int64_t i = 0; i < n; ++i) yr[i] = (xr[i] - mean) * inv_std * g[i] + b[i];
+    mean_out[r] = mean;
+    inv_out[r] = inv_std;
+  }
+}
+
+PTQ_TARGET_AVX2 void RowsAvx2(const float* x, int64_t rows, int64_t n, const float* g, const float* b, float epsilon,
+                              float* y, float* mean_out, float* inv_out) {
+  RowsLoop(x, rows, n, g, b, epsilon, y, mean_out, inv_out);
+}
+
+template <class C>
+void Rows(const C* x, int64_t rows, int64_t n, const C* g, const C* b, C epsilon, C* y, C* mean_out, C* inv_out,
+          bool avx2) {
+  if constexpr (std::is_same<C, float>::value) {
+    if (PTQ_HAS_AVX2_CLONES && avx2) return RowsAvx2(x, rows, n, g, b, epsilon, y, mean_out, inv_out);
+  }
+  RowsLoop(x, rows, n, g, b, epsilon, y, mean_out, inv_out);
+}
+
 class LayerNormalization final : public Kernel {
  public:
   explicit LayerNormalization(const KernelInit& init)
@@ -66,23 +102,21 @@ class LayerNormalization final : public Kernel {
       if (!bias) beta_storage.assign(static_cast<size_t>(n), C(0));
       const C* __restrict b = bias ? ExpandParam<C>(*bias, normalized, "B", beta_storage) : beta_storage.data();
       ComputeView<E> in(x);
-      ComputeOutput<E> out(x.shape());
-      Tensor mean_t(StatE::kType, stat_shape), inv_t(StatE::kType, stat_shape);
+      Tensor mean_t = Tensor::Uninitialized(StatE::kType, stat_shape);
+      Tensor inv_t = Tensor::Uninitialized(StatE::kType, stat_shape);
       auto* mean_out = mean_t.template data<typename StatE::Storage>();
       auto* inv_out = inv_t.template data<typename StatE::Storage>();
-      for (int64_t r = 0; r < rows; ++r) {
-        const C* __restrict xr = in.data() + r * n;
-        C* __restrict yr = out.data() + r * n;
-        // mean = sum(x) / n;  inv_std = 1 / sqrt(sum((x - mean)^2) / n + epsilon)
-        // y = (x - mean) * inv_std * Scale + B
-        const C mean = RowSum(xr, n) / static_cast<C>(n);
-        const C var = RowSumSquaredDiff(xr, n, mean) / static_cast<C>(n);
-        const C inv_std = C(1) / std::sqrt(var + static_cast<C>(epsilon_));
-        for (int64_t i = 0; i < n; ++i) yr[i] = (xr[i] - mean) * inv_std * g[i] + b[i];
-        mean_out[r] = mean;
-        inv_out[r] = inv_std;
+      const bool avx2 = UseAvx2Clone<C, C>();
+      if constexpr (std::is_same<C, typename E::Storage>::value) {
+        // float32 / float64: written in place (every element is written, so no zero fill).
+        Tensor y = Tensor::Uninitialized(E::kType, x.shape());
+        Rows(in.data(), rows, n, g, b, static_cast<C>(epsilon_), y.template data<C>(), mean_out, inv_out, avx2);
+        ctx.outputs[0] = y;
+      } else {
+        ComputeOutput<E> out(x.shape());
+        Rows(in.data(), rows, n, g, b, static_cast<C>(epsilon_), out.data(), mean_out, inv_out, avx2);
+        ctx.outputs[0] = out.Finish();
       }
-      ctx.outputs[0] = out.Finish();
       if (ctx.outputs.size() > 1) ctx.outputs[1] = mean_t;
       if (ctx.outputs.size() > 2) ctx.outputs[2] = inv_t;
     });
@@ -94,6 +128,11 @@ class LayerNormalization final : public Kernel {
 };
 
 }  // namespace
+
+void LayerNormalizationRows(const float* x, int64_t rows, int64_t n, const float* scale, const float* bias,
+                            float epsilon, float* y, float* mean, float* inv_std_dev, bool avx2) {
+  Rows(x, rows, n, scale, bias, epsilon, y, mean, inv_std_dev, avx2);
+}
 
 std::unique_ptr<Kernel> MakeLayerNormalization(const KernelInit& init) { return MakeKernel<LayerNormalization>(init); }
 

@@ -1,10 +1,12 @@
-// QuantizeLinear kernel: per-tensor, per-axis and blocked quantization to 4, 8 and 16-bit integers.
+// QuantizeLinear kernel: per-tensor, per-axis (vectorised) and blocked quantization to 4, 8 and 16-bit integers.
 #include "runtime/ops/quantize_linear.h"
 
 #include <string>
 #include <vector>
 
+#include "runtime/ops/elementwise.h"
 #include "runtime/ops/quant_axis.h"
+#include "runtime/ops/quantize_linear_rows.h"
 #include "runtime/quant_math.h"
 
 namespace ptq {
@@ -54,14 +56,55 @@ const float* FloatData(const Tensor& x, std::vector<float>& storage) {
   return storage.data();
 }
 
+// Blocked granularity, element by element: the generic path.
 template <class Q>
-void QuantizeInto(const float* x, const QuantGranularity& g, const std::vector<float>& scale,
+void QuantizeEach(const float* x, const QuantGranularity& g, const std::vector<float>& scale,
                   const std::vector<int32_t>& zero_point, int32_t qmin, int32_t qmax, Q* y) {
   // y[k] = saturate(round_half_even(x[k] / scale[p]) + zero_point[p]), p the element's parameter index
   g.ForEach([&](int64_t k, int64_t p) {
     const size_t pi = static_cast<size_t>(p);
     y[k] = static_cast<Q>(QuantizeValue(x[k], scale[pi], zero_point[pi], qmin, qmax));
   });
+}
+
+// Per-tensor and per-axis granularity through the vectorised loops of quantize_linear_rows.h:
+// per-tensor is one run; per-axis is one run per (outer, axis) block of `inner` elements, or,
+// when the axis is innermost, one row per outer index with the parameters as arrays.
+template <class Q>
+void QuantizeRuns(const float* x, const QuantGranularity& g, const std::vector<float>& scale,
+                  const std::vector<int32_t>& zero_point, int32_t qmin, int32_t qmax, Q* y) {
+  const bool avx2 = UseAvx2Clone<float, float>();
+  if (g.axis_stride == 0) {
+    QuantizeRun(x, g.outer * g.axis_dim * g.inner, MakeQuantizeRunParams(scale[0], zero_point[0], qmin, qmax), y,
+                avx2);
+    return;
+  }
+  const size_t dim = static_cast<size_t>(g.axis_dim);
+  std::vector<QuantizeRunParams> params(dim);
+  for (size_t a = 0; a < dim; ++a) params[a] = MakeQuantizeRunParams(scale[a], zero_point[a], qmin, qmax);
+  if (g.inner == 1) {
+    std::vector<float> lo(dim), hi(dim), zp(dim);
+    for (size_t a = 0; a < dim; ++a) {
+      lo[a] = params[a].lo;
+      hi[a] = params[a].hi;
+      zp[a] = params[a].zero_point;
+    }
+    const QuantizeRowParams row{scale.data(), lo.data(), hi.data(), zp.data()};
+    for (int64_t o = 0; o < g.outer; ++o) QuantizeRow(x + o * g.axis_dim, g.axis_dim, row, y + o * g.axis_dim, avx2);
+    return;
+  }
+  int64_t k = 0;
+  for (int64_t o = 0; o < g.outer; ++o) {
+    for (size_t a = 0; a < dim; ++a, k += g.inner) QuantizeRun(x + k, g.inner, params[a], y + k, avx2);
+  }
+}
+
+template <class Q>
+void QuantizeInto(const float* x, const QuantGranularity& g, const std::vector<float>& scale,
+                  const std::vector<int32_t>& zero_point, int32_t qmin, int32_t qmax, Q* y) {
+  const bool blocked = g.inner_stride != 0 || g.outer_stride != 0;
+  if (blocked) return QuantizeEach(x, g, scale, zero_point, qmin, qmax, y);
+  QuantizeRuns(x, g, scale, zero_point, qmin, qmax, y);
 }
 
 }  // namespace
@@ -105,7 +148,7 @@ Tensor QuantizeLinear(const Tensor& x, const Tensor& y_scale, const Tensor* y_ze
   std::vector<float> x_storage;
   const float* xf = FloatData(x, x_storage);
 
-  Tensor y(out_type, x.shape());
+  Tensor y = Tensor::Uninitialized(out_type, x.shape());  // every element is written below
   const int32_t qmin = QuantMin(out_type);
   const int32_t qmax = QuantMax(out_type);
   switch (out_type) {
