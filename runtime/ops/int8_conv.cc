@@ -4,6 +4,9 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <cstring>
+
+#include "runtime/ops/transpose_bytes.h"
 
 namespace ptq {
 namespace {
@@ -62,8 +65,12 @@ void PadPlanes(const uint8_t* x, int64_t channels, const Window3& w, const Padde
   }
 }
 
+// Bytes the im2row and padded buffers keep beyond their end for Im2RowFixed's 8-byte copies.
+constexpr int64_t kSlack = 8;
+
 // rows[o][c * taps + k] = padded[c][o * stride + k * dilation] (o and k row-major multi-indices).
-// kKw > 0 fixes the kernel width (with dilation 1 along it) at compile time.
+// kKw > 0 fixes the kernel width (at most 8, with dilation 1 along it) at compile time; then each
+// kernel line is moved as one 8-byte copy, so both buffers need kSlack bytes past their end.
 template <int kKw>
 void Im2RowFixed(const uint8_t* padded, int64_t channels, const Window3& w, const PaddedGeometry& p, uint8_t* rows) {
   const int64_t kw_n = kKw > 0 ? kKw : w.kernel[2];
@@ -83,7 +90,13 @@ void Im2RowFixed(const uint8_t* padded, int64_t channels, const Window3& w, cons
           const uint8_t* src = padded + c * p.plane + base;
           for (int64_t i = 0; i < lines; ++i) {
             const uint8_t* from = src + line[static_cast<size_t>(i)];
-            for (int64_t j = 0; j < kw_n; ++j) rows[j] = from[j * kw_step];
+            if (kKw > 1) {  // 8 bytes copied, kKw kept: the next line overwrites the rest (needs kSlack)
+              uint64_t eight;
+              std::memcpy(&eight, from, sizeof(eight));
+              std::memcpy(rows, &eight, sizeof(eight));
+            } else {
+              for (int64_t j = 0; j < kw_n; ++j) rows[j] = from[j * kw_step];
+            }
             rows += kw_n;
           }
         }
@@ -102,9 +115,8 @@ void Im2Row(const uint8_t* padded, int64_t channels, const Window3& w, const Pad
   Im2RowFixed<0>(padded, channels, w, p, rows);
 }
 
-// dst[c][r] = src[r][c] for a rows x cols matrix.
-template <class T>
-void Transpose(const T* src, int64_t rows, int64_t cols, T* dst) {
+// dst[c][r] = src[r][c] for a rows x cols int32 matrix.
+void Transpose(const int32_t* src, int64_t rows, int64_t cols, int32_t* dst) {
   for (int64_t c = 0; c < cols; ++c) {
     for (int64_t r = 0; r < rows; ++r) dst[c * rows + r] = src[r * cols + c];
   }
@@ -174,8 +186,8 @@ void Int8Conv(const Tensor& x, int32_t x_zero_point, const Tensor& w, const std:
   // Images [b0, b0 + images) through im2row, one GEMM per group, and the transpose into y.
   auto run_images = [&](int64_t b0, int64_t images) {
     thread_local ConvScratch s;
-    s.rows.resize(static_cast<size_t>(images * out_plane * K));
-    s.padded.resize(static_cast<size_t>(cg * padded.plane));
+    s.rows.resize(static_cast<size_t>(images * out_plane * K + kSlack));
+    s.padded.resize(static_cast<size_t>(cg * padded.plane + kSlack));
     s.out.resize(static_cast<size_t>(images * out_plane * mg * elem));
     for (int64_t g = 0; g < geometry.group; ++g) {
       for (int64_t i = 0; i < images; ++i) {
@@ -192,7 +204,7 @@ void Int8Conv(const Tensor& x, int32_t x_zero_point, const Tensor& w, const std:
         uint8_t* dst = y_bytes + ((b0 + i) * M + g * mg) * out_plane * elem;
         const uint8_t* src = s.out.data() + i * out_plane * mg * elem;
         if (elem == 1) {
-          Transpose(src, out_plane, mg, dst);
+          TransposeBytes(src, out_plane, mg, dst);
         } else {
           Transpose(reinterpret_cast<const int32_t*>(src), out_plane, mg, reinterpret_cast<int32_t*>(dst));
         }

@@ -67,6 +67,8 @@ TEST(Int8OpsFastPath, QLinearConvAndConvIntegerMatchTheReferenceConv) {
       {{4, 5, 6}, {2, 3, 2}, 1, 2, 5, 1, {1, 2, 1}, {1, 1, 2}, {1, 0, 1, 0, 1, 1}},  // 3-D
       {{5, 5}, {1, 1}, 1, 33, 70, 1, {1, 1}, {1, 1}, {0, 0, 0, 0}},    // 1x1, N over several panels
       {{12, 12}, {3, 3}, 5, 16, 32, 1, {1, 1}, {1, 1}, {1, 1, 1, 1}},  // images shared out between threads
+      {{6, 11}, {2, 5}, 2, 3, 9, 1, {1, 2}, {1, 1}, {0, 2, 1, 2}},     // kernel width 5
+      {{4, 9}, {1, 7}, 1, 2, 5, 1, {1, 1}, {1, 1}, {0, 3, 0, 3}},      // kernel width 7
   };
   omp_set_num_threads(2);  // the threaded path runs even on a one-core machine
   int i = 0;

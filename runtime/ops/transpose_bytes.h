@@ -1,0 +1,12 @@
+// Transpose of a byte matrix (the NCHW reordering of an int8 convolution's GEMM output).
+#pragma once
+
+#include <cstdint>
+
+namespace ptq {
+
+// dst[c * rows + r] = src[r * cols + c] for r < rows, c < cols. 16 x 16 blocks go through SSE2
+// unpack stages on x86-64; the borders (and other CPUs) use a plain loop. REQUIRES: no overlap.
+void TransposeBytes(const uint8_t* src, int64_t rows, int64_t cols, uint8_t* dst);
+
+}  // namespace ptq
