@@ -6,6 +6,7 @@
 #include <cstring>
 #include <limits>
 
+#include "runtime/buffer_pool.h"
 #include "runtime/float16.h"
 
 namespace ptq {
@@ -52,14 +53,14 @@ Tensor::Tensor(DataType dtype, Shape shape, bool zero_fill) : dtype_(dtype), sha
   }
   // Round up to 64 bytes so vector kernels may read whole registers past the end.
   const size_t bytes = (static_cast<size_t>(size_) * esize + 63) / 64 * 64 + 64;
-  void* p = std::aligned_alloc(64, bytes);
+  void* p = AcquireBuffer(bytes);
   if (!p) ThrowInputError("out of memory allocating ", bytes, " bytes for shape ", ShapeToString(shape_));
   if (zero_fill) {
     std::memset(p, 0, bytes);
   } else {  // the padding past the end stays defined, for vector kernels that read it
     std::memset(static_cast<char*>(p) + bytes - 64, 0, 64);
   }
-  data_ = std::shared_ptr<void>(p, [](void* q) { std::free(q); });
+  data_ = std::shared_ptr<void>(p, [bytes](void* q) { ReleaseBuffer(q, bytes); });
 }
 
 Tensor Tensor::Reshaped(Shape shape) const {

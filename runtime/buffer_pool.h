@@ -1,0 +1,24 @@
+// A cache of freed tensor buffers by size, so that repeated runs of a model reuse their buffers
+// instead of going through malloc's bins (a fifth of a small int8 ViT run, measured with perf).
+#pragma once
+
+#include <cstddef>
+
+namespace ptq {
+
+// A 64-byte aligned buffer of `bytes` bytes (a multiple of 64): a cached one of that size when
+// there is one, else a new one. Returns nullptr when the allocation fails. Thread-safe.
+void* AcquireBuffer(size_t bytes);
+
+// Gives back a buffer from AcquireBuffer(bytes). It is cached for the next AcquireBuffer of the same
+// size while the cache holds fewer than kMaxBuffersPerSize of that size and less than kMaxCachedBytes
+// in all; otherwise freed. Thread-safe. Builds with AddressSanitizer never cache (use after free
+// stays detectable).
+void ReleaseBuffer(void* buffer, size_t bytes);
+
+constexpr size_t kMaxBuffersPerSize = 8;
+constexpr size_t kMaxCachedBytes = size_t{256} << 20;
+// Buffers larger than this bypass the cache.
+constexpr size_t kMaxPooledBufferBytes = size_t{32} << 20;
+
+}  // namespace ptq
