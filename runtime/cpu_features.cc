@@ -27,6 +27,11 @@ CpuFeatures ApplyCpuOverride(const CpuFeatures& detected, const char* ptq_cpu, b
   if (known) *known = true;
   if (ptq_cpu == nullptr || ptq_cpu[0] == '\0' || std::strcmp(ptq_cpu, "native") == 0) return detected;
   if (std::strcmp(ptq_cpu, "baseline") == 0) return CpuFeatures{};
+  if (std::strcmp(ptq_cpu, "avx2") == 0) {  // AVX2 and FMA only, when the CPU has them
+    CpuFeatures f;
+    f.avx2_fma = detected.avx2_fma;
+    return f;
+  }
   if (known) *known = false;
   return detected;
 }
@@ -36,7 +41,7 @@ CpuFeatures DetectCpuFeatures() {
   bool known = true;
   const CpuFeatures f = ApplyCpuOverride(DetectHardware(), value, &known);
   if (!known) {
-    std::fprintf(stderr, "warning: ignoring %s=%s (expected 'baseline' or 'native')\n", kCpuEnvVar, value);
+    std::fprintf(stderr, "warning: ignoring %s=%s (expected 'baseline', 'avx2' or 'native')\n", kCpuEnvVar, value);
   }
   return f;
 }

@@ -14,7 +14,8 @@ struct CpuFeatures {
 
 // The environment variable PTQ_CPU overrides detection:
 //   unset, "" or "native": use what the CPU offers;
-//   "baseline": all flags false, so every kernel takes its portable path (baseline x86-64 / Eigen).
+//   "baseline": all flags false, so every kernel takes its portable path (baseline x86-64 / Eigen);
+//   "avx2": AVX2+FMA only (as the CPU offers), no AVX-512 or VNNI: the int8 kernels use vpmaddwd.
 // Any other value is ignored with a warning on stderr.
 constexpr const char* kCpuEnvVar = "PTQ_CPU";
 

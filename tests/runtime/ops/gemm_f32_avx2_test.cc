@@ -245,6 +245,11 @@ TEST(CpuFeatures, OverrideParsing) {
     EXPECT_TRUE(known);
     EXPECT_TRUE(f.avx2_fma && f.avx512f && f.avx512_vnni && f.avx_vnni);
   }
+  const CpuFeatures avx2 = ApplyCpuOverride(all, "avx2", &known);
+  EXPECT_TRUE(known);
+  EXPECT_TRUE(avx2.avx2_fma);
+  EXPECT_FALSE(avx2.avx512f || avx2.avx512_vnni || avx2.avx_vnni);
+  EXPECT_FALSE(ApplyCpuOverride(CpuFeatures{}, "avx2", &known).avx2_fma) << "never more than the CPU has";
   const CpuFeatures typo = ApplyCpuOverride(all, "basline", &known);
   EXPECT_FALSE(known);
   EXPECT_TRUE(typo.avx2_fma);
