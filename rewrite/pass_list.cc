@@ -5,15 +5,17 @@ namespace ptq {
 
 void RunRewritePasses(RewriteGraph* g, const QuantPlan& plan, QuantFormat format) {
   InsertQdq(g, plan);
-  if (format == QuantFormat::kQOperator) {
-    for (int round = 0; round < 16; ++round) {
-      bool changed = SinkDequantize(g);
+  for (int round = 0; round < 16; ++round) {
+    // First, so that a DQ read by Shape and one data-movement op can sink below that op.
+    bool changed = ReadShapeBeforeDequantize(g);
+    if (format == QuantFormat::kQOperator) {
+      changed |= SinkDequantize(g);
       changed |= CancelQdqPairs(g);
       changed |= FuseQuantizedMatMul(g);
       changed |= FuseQuantizedConv(g);
-      changed |= RemoveDeadNodes(g);
-      if (!changed) break;
     }
+    changed |= RemoveDeadNodes(g);
+    if (!changed) break;
   }
   RemoveDeadNodes(g);
 }

@@ -28,11 +28,16 @@ bool InsertQdq(RewriteGraph* g, const QuantPlan& plan);
 bool FuseQuantizedMatMul(RewriteGraph* g);
 // DQ(x), DQ(w) [, DQ(int32 b)] -> Conv -> Q becomes QLinearConv (fuse_conv.cc).
 bool FuseQuantizedConv(RewriteGraph* g);
-// DQ(x) -> data-movement op (Reshape, Transpose, MaxPool, ...) -> Q with the same parameters: the op
-// runs on the int8 tensor; DQ(constant int8 table) -> Gather: Gather on int8, then DQ (sink_dequantize.cc).
+// DQ(x) -> data-movement op (Reshape, Transpose, MaxPool, Flatten, ...): the op runs on the int8 x and
+// writes the output of a following Q with the same parameters, or else the DQ moves below the op when
+// the op is its only reader (and so on down a chain); DQ(constant int8 table) -> Gather: Gather on
+// int8, then DQ (sink_dequantize.cc).
 bool SinkDequantize(RewriteGraph* g);
 // Q(DQ(x)) with the same scale, zero point and type is x (cancel_qdq.cc).
 bool CancelQdqPairs(RewriteGraph* g);
+// Shape(DQ(x)) and Size(DQ(x)) read x: a DQ kept only for shapes becomes dead
+// (shape_before_dequantize.cc).
+bool ReadShapeBeforeDequantize(RewriteGraph* g);
 // Nodes none of whose outputs is used (or a graph output) are removed (remove_dead_nodes.cc).
 bool RemoveDeadNodes(RewriteGraph* g);
 

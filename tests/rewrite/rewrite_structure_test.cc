@@ -29,12 +29,14 @@ using testing::TempDir;
 const std::string kData = std::string(PTQ_SOURCE_DIR) + "/tests/data/";
 
 // Calibrates and rewrites `model` with data from tests/data/<folder>; returns the output path.
+// `method` "" keeps the default calibration method.
 fs::path Quantize(const fs::path& dir, const std::string& model, const std::string& folder,
-                  const nlohmann::json& quantization = nlohmann::json::object()) {
+                  const nlohmann::json& quantization = nlohmann::json::object(), const std::string& method = "") {
   nlohmann::json c = {{"model", model},
                       {"output", (dir / "q.onnx").string()},
                       {"calibration", {{"data", kData + folder + "/calib"}, {"batch_size", 8}, {"table", (dir / "t.json").string()}}},
                       {"quantization", quantization}};
+  if (!method.empty()) c["calibration"]["method"] = method;
   std::ofstream(dir / "c.json") << c.dump();
   const auto a = RunPtq("calibrate --config " + (dir / "c.json").string() + " --quiet");
   EXPECT_EQ(a.exit_code, 0) << a.output;
@@ -133,6 +135,7 @@ TEST(RewriteStructure, PassesChangeNothingOnTheirOwnOutput) {
     QuantTable table;
     EXPECT_FALSE(CanonicalizeGemm(&g, RewriteConfig{}, &table)) << model;
     EXPECT_FALSE(InsertQdq(&g, QuantPlan{})) << model;
+    EXPECT_FALSE(ReadShapeBeforeDequantize(&g)) << model;
     EXPECT_FALSE(SinkDequantize(&g)) << model;
     EXPECT_FALSE(CancelQdqPairs(&g)) << model;
     EXPECT_FALSE(FuseQuantizedMatMul(&g)) << model;
@@ -156,6 +159,109 @@ int64_t Opset(const fs::path& p) {
     if (o.domain().empty()) return o.version();
   }
   return 0;
+}
+
+bool IsDataMovement(const std::string& op) {
+  for (const char* m : {"Reshape", "Transpose", "Squeeze", "Unsqueeze", "Flatten", "Identity", "MaxPool", "Slice", "Gather"}) {
+    if (op == m) return true;
+  }
+  return false;
+}
+
+bool IsGraphOutput(const onnx::ModelProto& m, const std::string& t) {
+  for (const auto& o : m.graph().output()) {
+    if (o.name() == t) return true;
+  }
+  return false;
+}
+
+// Shape and Size never read a DequantizeLinear output, so none is kept for shapes alone; in QOperator
+// form no DequantizeLinear of an 8-bit tensor is read by one data-movement op alone (it would have
+// moved below it, down to the next QuantizeLinear or float op).
+void ExpectNoDequantizeForShapesOrDataMovement(const onnx::ModelProto& m, const std::string& label, bool qoperator) {
+  for (const auto& n : m.graph().node()) {
+    if (n.op_type() != "DequantizeLinear") continue;
+    const auto readers = Readers(m, n.output(0));
+    for (const onnx::NodeProto* r : readers) {
+      EXPECT_TRUE(r->op_type() != "Shape" && r->op_type() != "Size") << label << ": " << r->name() << " reads " << n.output(0);
+    }
+    if (!qoperator || n.input_size() < 3 || IsGraphOutput(m, n.output(0))) continue;
+    EXPECT_FALSE(readers.size() == 1 && IsDataMovement(readers[0]->op_type()))
+        << label << ": " << readers[0]->op_type() << " '" << readers[0]->name() << "' runs in float after " << n.name();
+  }
+}
+
+// The fixtures as scripts/ort/bench_int8.js quantizes them (percentile calibration, batches of 8).
+TEST(RewriteStructure, ShapesReadQuantizedTensorsAndDataMovementRunsOnInt8) {
+  struct Case {
+    const char* model;
+    const char* folder;
+    int qoperator_dq;  // DequantizeLinear nodes left in QOperator form (before these passes: 16, 16, 18)
+  };
+  for (const Case& c : {Case{"digits_vit/digits_vit_opset13.onnx", "digits_vit", 12},
+                        Case{"digits_vit/digits_vit_opset17.onnx", "digits_vit", 12},
+                        Case{"bert_encoder/bert_encoder.onnx", "bert_encoder", 14}}) {
+    for (const std::string format : {"qoperator", "qdq"}) {
+      TempDir tmp;
+      const fs::path q = Quantize(tmp.path(), kData + c.model, c.folder, {{"format", format}}, "percentile");
+      onnx::ModelProto m;
+      LoadModelProto(q.string(), &m);
+      const std::string label = std::string(c.model) + " " + format;
+      ExpectNoDequantizeForShapesOrDataMovement(m, label, format == "qoperator");
+      if (format != "qoperator") continue;
+      const auto ops = Ops(q);
+      EXPECT_EQ(ops.at("DequantizeLinear"), c.qoperator_dq) << label;
+      EXPECT_EQ(ops.count("Conv") + ops.count("MatMul") + ops.count("Gemm"), 0u) << label;
+      // Attention's context (QLinearMatMul) reaches the output projection through Transpose and
+      // Reshape on int8: MatMulInteger reads the Reshape.
+      int int8_context = 0;
+      for (const auto& n : m.graph().node()) {
+        if (n.op_type() != "QLinearMatMul") continue;
+        const auto r = Readers(m, n.output(0));
+        if (r.size() != 1 || r[0]->op_type() != "Transpose") continue;
+        const auto r2 = Readers(m, r[0]->output(0));
+        ASSERT_EQ(r2.size(), 1u) << label;
+        ASSERT_EQ(r2[0]->op_type(), "Reshape") << label;
+        const auto r3 = Readers(m, r2[0]->output(0));
+        ASSERT_EQ(r3.size(), 1u) << label;
+        EXPECT_EQ(r3[0]->op_type(), "MatMulInteger") << label;
+        ++int8_context;
+      }
+      EXPECT_EQ(int8_context, 2) << label;
+    }
+  }
+}
+
+// QLinearConv -> MaxPool -> Flatten -> MatMulInteger all on uint8 (before: a DequantizeLinear before
+// MaxPool and a QuantizeLinear after Flatten, MaxPool and Flatten in float).
+TEST(RewriteStructure, CnnMaxPoolAndFlattenRunOnInt8) {
+  for (const std::string method : {"percentile", ""}) {
+    TempDir tmp;
+    const fs::path q = Quantize(tmp.path(), kData + "digits_cnn/digits_cnn.onnx", "digits_cnn", nlohmann::json::object(), method);
+    onnx::ModelProto m;
+    LoadModelProto(q.string(), &m);
+    EXPECT_EQ(Ops(q), (std::map<std::string, int>{{"QuantizeLinear", 2},
+                                                  {"QLinearConv", 2},
+                                                  {"MaxPool", 1},
+                                                  {"Flatten", 1},
+                                                  {"MatMulInteger", 2},
+                                                  {"Add", 2},
+                                                  {"DequantizeLinear", 2}}))
+        << method;
+    for (const auto& n : m.graph().node()) {
+      if (n.op_type() == "MaxPool") {
+        ASSERT_NE(Producer(m, n.input(0)), nullptr);
+        EXPECT_EQ(Producer(m, n.input(0))->op_type(), "QLinearConv") << method;
+        const auto r = Readers(m, n.output(0));
+        ASSERT_EQ(r.size(), 1u);
+        EXPECT_EQ(r[0]->op_type(), "Flatten");
+        const auto r2 = Readers(m, r[0]->output(0));
+        ASSERT_EQ(r2.size(), 1u);
+        EXPECT_EQ(r2[0]->op_type(), "MatMulInteger") << method;
+      }
+    }
+    ExpectNoDequantizeForShapesOrDataMovement(m, "digits_cnn " + method, true);
+  }
 }
 
 // tf2onnx / Paddle2ONNX style: weights in Constant nodes.
