@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <limits>
+#include <type_traits>
 
 #include "runtime/ops/float_compute.h"
 #include "runtime/ops/pool_window.h"
@@ -52,6 +53,37 @@ void MaxPoolPlaneWithIndices(const T* x, const PoolPlan& p, int64_t plane_base, 
   }
 }
 
+// A 2 x 2 window with stride 2 over 2-D planes, no padding, no dilation, each output row reading two
+// whole input rows (floor division of even or odd widths and heights alike).
+bool IsPlain2x2(const PoolPlan& p) {
+  const PoolAxis& d = p.axes[0];
+  const PoolAxis& h = p.axes[1];
+  const PoolAxis& w = p.axes[2];
+  auto halves = [](const PoolAxis& a) {
+    return a.kernel == 2 && a.stride == 2 && a.dilation == 1 && a.pad_begin == 0 && a.out == a.in / 2;
+  };
+  return !p.padded && d.in == 1 && d.out == 1 && d.kernel == 1 && halves(h) && halves(w);
+}
+
+// y[p][r][j] = max(x[p][2r][2j], x[p][2r][2j+1], x[p][2r+1][2j], x[p][2r+1][2j+1]) over `planes` planes of
+// in_height x width (an odd last row or column is read by no window).
+template <class T>
+void MaxPool2x2Rows(const T* x, int64_t in_height, int64_t out_height, int64_t planes, int64_t width, T* y) {
+  const int64_t out_width = width / 2;
+  for (int64_t plane = 0; plane < planes; ++plane) {
+    const T* xp = x + plane * in_height * width;
+    for (int64_t r = 0; r < out_height; ++r, y += out_width) {
+      const T* top = xp + 2 * r * width;
+      const T* bottom = top + width;
+      for (int64_t j = 0; j < out_width; ++j) {
+        const T a = std::max(top[2 * j], top[2 * j + 1]);
+        const T b = std::max(bottom[2 * j], bottom[2 * j + 1]);
+        y[j] = std::max(a, b);
+      }
+    }
+  }
+}
+
 class MaxPoolKernel final : public Kernel {
  public:
   explicit MaxPoolKernel(const KernelInit& init)
@@ -92,10 +124,16 @@ class MaxPoolKernel final : public Kernel {
       y_shape_.insert(y_shape_.end(), w.output.begin(), w.output.end());
       x_shape_ = x.shape();
     }
-    y = Tensor(x.dtype(), y_shape_);
+    y = Tensor::Uninitialized(x.dtype(), y_shape_);  // every output is written below
     if (indices) *indices = Tensor(DataType::kInt64, y_shape_);
-    T* padded = plan_.padded ? scratch_.Get<T>(static_cast<size_t>(plan_.plane_size)) : nullptr;
     const int64_t planes = x.dim(0) * x.dim(1);
+    if constexpr (std::is_integral<T>::value) {  // floats keep the general path's NaN behaviour
+      if (!indices && IsPlain2x2(plan_)) {
+        MaxPool2x2Rows(x.data<T>(), plan_.axes[1].in, plan_.axes[1].out, planes, plan_.axes[2].in, y.data<T>());
+        return;
+      }
+    }
+    T* padded = plan_.padded ? scratch_.Get<T>(static_cast<size_t>(plan_.plane_size)) : nullptr;
     for (int64_t i = 0; i < planes; ++i) {
       const T* px = x.data<T>() + i * plan_.in_size;
       T* py = y.data<T>() + i * plan_.out_size;

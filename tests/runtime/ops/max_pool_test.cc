@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <random>
+
 #include "tests/runtime/ops/nn_test_util.h"
 
 namespace ptq {
@@ -94,6 +96,28 @@ TEST(MaxPoolTest, Int8AndFloat16) {
                {4.25f, 5.5f, -0.375f, 4.625f, 3.375f, 5.875f, 2.5f, -0.875f, 3.75f, 6.25f, 5.0f, 1.625f, 4.125f, 5.375f,
                 -2.625f, 4.5f, 1.125f, 5.75f},
                0.0f, true);
+}
+
+// The 2 x 2, stride 2 fast path of 8-bit MaxPool (taken without the Indices output) against the
+// general path (taken with it), for even and odd plane sizes.
+TEST(MaxPoolTest, Int8TwoByTwoFastPathMatchesTheGeneralPath) {
+  std::mt19937 rng(9);
+  std::uniform_int_distribution<int> byte(0, 255);
+  for (DataType t : {DataType::kUint8, DataType::kInt8}) {
+    for (const Shape& shape : {Shape{2, 3, 8, 8}, Shape{1, 2, 7, 9}, Shape{3, 1, 2, 2}, Shape{1, 1, 5, 3}}) {
+      Tensor x(t, shape);
+      for (int64_t i = 0; i < x.size(); ++i) static_cast<uint8_t*>(x.raw())[i] = static_cast<uint8_t>(byte(rng));
+      Attributes attrs;
+      attrs.Set("kernel_shape", testing::IntsAttr({2, 2}));
+      attrs.Set("strides", testing::IntsAttr({2, 2}));
+      const Tensor fast = testing::RunOp("MaxPool", 12, attrs, {x}, 1)[0];
+      const Tensor general = testing::RunOp("MaxPool", 12, attrs, {x}, 2)[0];
+      ASSERT_EQ(fast.shape(), general.shape()) << ShapeToString(shape);
+      for (int64_t i = 0; i < fast.size(); ++i) {
+        ASSERT_EQ(fast.GetAsDouble(i), general.GetAsDouble(i)) << ShapeToString(shape) << " element " << i;
+      }
+    }
+  }
 }
 
 TEST(MaxPoolTest, MissingKernelShapeIsAnInputError) {
