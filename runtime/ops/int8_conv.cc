@@ -6,114 +6,11 @@
 #include <algorithm>
 #include <cstring>
 
+#include "runtime/ops/int8_im2row.h"
 #include "runtime/ops/transpose_bytes.h"
 
 namespace ptq {
 namespace {
-
-// A window of up to 3 spatial axes, with leading axes of size 1 added for lower ranks.
-struct Window3 {
-  int64_t in[3], kernel[3], stride[3], dilation[3], pad[3], out[3];
-};
-
-Window3 ToWindow3(const SlidingWindow& w) {
-  Window3 r;
-  const size_t rank = w.rank();
-  for (size_t i = 0; i < 3; ++i) {
-    const bool real = i + rank >= 3;
-    const size_t j = real ? i + rank - 3 : 0;
-    r.in[i] = real ? w.input[j] : 1;
-    r.kernel[i] = real ? w.kernel[j] : 1;
-    r.stride[i] = real ? w.strides[j] : 1;
-    r.dilation[i] = real ? w.dilations[j] : 1;
-    r.pad[i] = real ? w.pads_begin[j] : 0;
-    r.out[i] = real ? w.output[j] : 1;
-  }
-  return r;
-}
-
-// The input planes copied with their padding filled in, so that every tap of every output position
-// is in bounds: plane sizes in[i] + pad_begin[i] + pad_end[i] (pad_end grown where the last window
-// reaches further).
-struct PaddedGeometry {
-  int64_t dims[3];
-  int64_t plane;
-};
-
-PaddedGeometry PadGeometry(const Window3& w) {
-  PaddedGeometry p;
-  for (int i = 0; i < 3; ++i) {
-    const int64_t reach = (w.out[i] - 1) * w.stride[i] + (w.kernel[i] - 1) * w.dilation[i] + 1;
-    p.dims[i] = std::max(reach, w.pad[i] + w.in[i]);
-  }
-  p.plane = p.dims[0] * p.dims[1] * p.dims[2];
-  return p;
-}
-
-// dst (channels planes of p) = x (channels planes of w.in) placed at offset pad, pad_value elsewhere.
-void PadPlanes(const uint8_t* x, int64_t channels, const Window3& w, const PaddedGeometry& p, uint8_t pad_value,
-               uint8_t* dst) {
-  std::fill(dst, dst + channels * p.plane, pad_value);
-  for (int64_t c = 0; c < channels; ++c) {
-    for (int64_t d = 0; d < w.in[0]; ++d) {
-      for (int64_t h = 0; h < w.in[1]; ++h) {
-        const uint8_t* src = x + ((c * w.in[0] + d) * w.in[1] + h) * w.in[2];
-        uint8_t* out = dst + c * p.plane + ((d + w.pad[0]) * p.dims[1] + h + w.pad[1]) * p.dims[2] + w.pad[2];
-        std::copy(src, src + w.in[2], out);
-      }
-    }
-  }
-}
-
-// Bytes the im2row and padded buffers keep beyond their end for Im2RowFixed's 8-byte copies.
-constexpr int64_t kSlack = 8;
-
-// rows[o][c * taps + k] = padded[c][o * stride + k * dilation] (o and k row-major multi-indices).
-// kKw > 0 fixes the kernel width (at most 8, with dilation 1 along it) at compile time; then each
-// kernel line is moved as one 8-byte copy, so both buffers need kSlack bytes past their end.
-template <int kKw>
-void Im2RowFixed(const uint8_t* padded, int64_t channels, const Window3& w, const PaddedGeometry& p, uint8_t* rows) {
-  const int64_t kw_n = kKw > 0 ? kKw : w.kernel[2];
-  const int64_t kw_step = kKw > 0 ? 1 : w.dilation[2];
-  const int64_t lines = w.kernel[0] * w.kernel[1];  // (kd, kh) pairs; each takes kw_n taps
-  std::vector<int64_t> line(static_cast<size_t>(lines));
-  for (int64_t kd = 0, i = 0; kd < w.kernel[0]; ++kd) {
-    for (int64_t kh = 0; kh < w.kernel[1]; ++kh, ++i) {
-      line[static_cast<size_t>(i)] = (kd * w.dilation[0] * p.dims[1] + kh * w.dilation[1]) * p.dims[2];
-    }
-  }
-  for (int64_t od = 0; od < w.out[0]; ++od) {
-    for (int64_t oh = 0; oh < w.out[1]; ++oh) {
-      for (int64_t ow = 0; ow < w.out[2]; ++ow) {
-        const int64_t base = (od * w.stride[0] * p.dims[1] + oh * w.stride[1]) * p.dims[2] + ow * w.stride[2];
-        for (int64_t c = 0; c < channels; ++c) {
-          const uint8_t* src = padded + c * p.plane + base;
-          for (int64_t i = 0; i < lines; ++i) {
-            const uint8_t* from = src + line[static_cast<size_t>(i)];
-            if (kKw > 1) {  // 8 bytes copied, kKw kept: the next line overwrites the rest (needs kSlack)
-              uint64_t eight;
-              std::memcpy(&eight, from, sizeof(eight));
-              std::memcpy(rows, &eight, sizeof(eight));
-            } else {
-              for (int64_t j = 0; j < kw_n; ++j) rows[j] = from[j * kw_step];
-            }
-            rows += kw_n;
-          }
-        }
-      }
-    }
-  }
-}
-
-void Im2Row(const uint8_t* padded, int64_t channels, const Window3& w, const PaddedGeometry& p, uint8_t* rows) {
-  const bool unit = w.dilation[2] == 1;
-  if (unit && w.kernel[2] == 1) return Im2RowFixed<1>(padded, channels, w, p, rows);
-  if (unit && w.kernel[2] == 3) return Im2RowFixed<3>(padded, channels, w, p, rows);
-  if (unit && w.kernel[2] == 4) return Im2RowFixed<4>(padded, channels, w, p, rows);
-  if (unit && w.kernel[2] == 5) return Im2RowFixed<5>(padded, channels, w, p, rows);
-  if (unit && w.kernel[2] == 7) return Im2RowFixed<7>(padded, channels, w, p, rows);
-  Im2RowFixed<0>(padded, channels, w, p, rows);
-}
 
 // dst[c][r] = src[r][c] for a rows x cols int32 matrix.
 void Transpose(const int32_t* src, int64_t rows, int64_t cols, int32_t* dst) {
@@ -127,7 +24,12 @@ void Transpose(const int32_t* src, int64_t rows, int64_t cols, int32_t* dst) {
 constexpr int64_t kParallelImagesMacs = int64_t{1} << 18;
 constexpr int64_t kSplitGemmMacs = int64_t{1} << 22;
 
+// Channels-last im2row (whole runs of taps x channels bytes) from this many channels per group on;
+// with fewer, channel-major rows copy longer runs.
+bool UseChannelsLast(int64_t channels_per_group) { return channels_per_group >= 4; }
+
 struct ConvScratch {
+  std::vector<uint8_t> positions;  // channels-last copy of one image's planes
   std::vector<uint8_t> padded;
   std::vector<uint8_t> rows;
   std::vector<uint8_t> out;
@@ -143,6 +45,10 @@ PackedInt8ConvWeights PackInt8ConvWeights(const Tensor& w, const std::vector<int
   const int64_t M = w.shape()[0];
   const int64_t per_group = M / group;
   const int64_t K = M == 0 ? 0 : w.size() / M;  // C/group * kernel points
+  const int64_t channels = w.shape()[1];
+  const int64_t taps = channels == 0 ? 0 : K / channels;
+  packed.channels_last = UseChannelsLast(channels);
+  std::vector<uint8_t> reordered(packed.channels_last ? static_cast<size_t>(per_group * K) : 0);
   std::vector<int32_t> zp(static_cast<size_t>(per_group));
   const auto* bytes = static_cast<const uint8_t*>(w.raw());
   packed.groups.resize(static_cast<size_t>(group));
@@ -151,9 +57,18 @@ PackedInt8ConvWeights PackInt8ConvWeights(const Tensor& w, const std::vector<int
       zp[static_cast<size_t>(m)] = w_zero_points.size() == 1 ? w_zero_points[0]
                                                              : w_zero_points[static_cast<size_t>(g * per_group + m)];
     }
-    // B[k][m] = w[g * per_group + m][k]: the weight rows are B's columns.
-    packed.groups[static_cast<size_t>(g)].Pack(bytes + g * per_group * K, w.dtype() == DataType::kInt8, K, per_group,
-                                               K, true, zp.data(), BestInt8Isa());
+    // B[k][m] = w[g * per_group + m][k]: the weight rows are B's columns, their k in im2row's order.
+    const uint8_t* rows = bytes + g * per_group * K;
+    if (packed.channels_last) {  // k = c * taps + t becomes t * channels + c
+      for (int64_t m = 0; m < per_group; ++m) {
+        for (int64_t c = 0; c < channels; ++c) {
+          for (int64_t t = 0; t < taps; ++t) reordered[m * K + t * channels + c] = rows[m * K + c * taps + t];
+        }
+      }
+      rows = reordered.data();
+    }
+    packed.groups[static_cast<size_t>(g)].Pack(rows, w.dtype() == DataType::kInt8, K, per_group, K, true, zp.data(),
+                                               BestInt8Isa());
   }
   return packed;
 }
@@ -186,14 +101,22 @@ void Int8Conv(const Tensor& x, int32_t x_zero_point, const Tensor& w, const std:
   // Images [b0, b0 + images) through im2row, one GEMM per group, and the transpose into y.
   auto run_images = [&](int64_t b0, int64_t images) {
     thread_local ConvScratch s;
-    s.rows.resize(static_cast<size_t>(images * out_plane * K + kSlack));
-    s.padded.resize(static_cast<size_t>(cg * padded.plane + kSlack));
+    s.rows.resize(static_cast<size_t>(images * out_plane * K + kIm2RowSlack));
+    s.padded.resize(static_cast<size_t>(cg * padded.plane + kIm2RowSlack));
+    if (packed->channels_last) s.positions.resize(static_cast<size_t>(cg * in_plane));
     s.out.resize(static_cast<size_t>(images * out_plane * mg * elem));
     for (int64_t g = 0; g < geometry.group; ++g) {
       for (int64_t i = 0; i < images; ++i) {
-        PadPlanes(x_bytes + ((b0 + i) * geometry.in_channels + g * cg) * in_plane, cg, win, padded, pad_value,
-                  s.padded.data());
-        Im2Row(s.padded.data(), cg, win, padded, s.rows.data() + i * out_plane * K);
+        const uint8_t* planes = x_bytes + ((b0 + i) * geometry.in_channels + g * cg) * in_plane;
+        uint8_t* rows = s.rows.data() + i * out_plane * K;
+        if (packed->channels_last) {
+          TransposeBytes(planes, cg, in_plane, s.positions.data());
+          PadPositions(s.positions.data(), cg, win, padded, pad_value, s.padded.data());
+          Im2RowChannelsLast(s.padded.data(), cg, win, padded, rows);
+        } else {
+          PadPlanes(planes, cg, win, padded, pad_value, s.padded.data());
+          Im2Row(s.padded.data(), cg, win, padded, rows);
+        }
       }
       const Int8GemmA a{images * out_plane, s.rows.data(), x_signed, K, &x_zero_point, false};
       const Int8GemmOut o{out, s.out.data(), mg, bias != nullptr ? bias + g * mg : nullptr,

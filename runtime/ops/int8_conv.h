@@ -16,6 +16,9 @@ struct PackedInt8ConvWeights {
   Shape w_shape;
   DataType dtype = DataType::kUint8;
   int64_t group = 1;
+  // The order of k = (channel c, kernel point t) in B and in the im2row rows: t * C/group + c when
+  // true (channels-last, for 4 or more channels per group), else c * kernel points + t.
+  bool channels_last = false;
   std::vector<PackedInt8B> groups;
 };
 

@@ -1,0 +1,141 @@
+// im2row for the int8 convolution: padding with the zero point, channel-major and channels-last rows.
+#include "runtime/ops/int8_im2row.h"
+
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+namespace ptq {
+namespace {
+
+// rows[o][c * taps + k] = padded[c][o * stride + k * dilation] (o and k row-major multi-indices).
+// kKw > 0 fixes the kernel width (at most 8, with dilation 1 along it) at compile time; then each
+// kernel line is moved as one 8-byte copy, so both buffers need kIm2RowSlack bytes past their end.
+template <int kKw>
+void Im2RowFixed(const uint8_t* padded, int64_t channels, const Window3& w, const PaddedGeometry& p, uint8_t* rows) {
+  const int64_t kw_n = kKw > 0 ? kKw : w.kernel[2];
+  const int64_t kw_step = kKw > 0 ? 1 : w.dilation[2];
+  const int64_t lines = w.kernel[0] * w.kernel[1];  // (kd, kh) pairs; each takes kw_n taps
+  std::vector<int64_t> line(static_cast<size_t>(lines));
+  for (int64_t kd = 0, i = 0; kd < w.kernel[0]; ++kd) {
+    for (int64_t kh = 0; kh < w.kernel[1]; ++kh, ++i) {
+      line[static_cast<size_t>(i)] = (kd * w.dilation[0] * p.dims[1] + kh * w.dilation[1]) * p.dims[2];
+    }
+  }
+  for (int64_t od = 0; od < w.out[0]; ++od) {
+    for (int64_t oh = 0; oh < w.out[1]; ++oh) {
+      for (int64_t ow = 0; ow < w.out[2]; ++ow) {
+        const int64_t base = (od * w.stride[0] * p.dims[1] + oh * w.stride[1]) * p.dims[2] + ow * w.stride[2];
+        for (int64_t c = 0; c < channels; ++c) {
+          const uint8_t* src = padded + c * p.plane + base;
+          for (int64_t i = 0; i < lines; ++i) {
+            const uint8_t* from = src + line[static_cast<size_t>(i)];
+            if (kKw > 1) {  // 8 bytes copied, kKw kept: the next line overwrites the rest (needs kIm2RowSlack)
+              uint64_t eight;
+              std::memcpy(&eight, from, sizeof(eight));
+              std::memcpy(rows, &eight, sizeof(eight));
+            } else {
+              for (int64_t j = 0; j < kw_n; ++j) rows[j] = from[j * kw_step];
+            }
+            rows += kw_n;
+          }
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+
+Window3 ToWindow3(const SlidingWindow& w) {
+  Window3 r;
+  const size_t rank = w.rank();
+  for (size_t i = 0; i < 3; ++i) {
+    const bool real = i + rank >= 3;
+    const size_t j = real ? i + rank - 3 : 0;
+    r.in[i] = real ? w.input[j] : 1;
+    r.kernel[i] = real ? w.kernel[j] : 1;
+    r.stride[i] = real ? w.strides[j] : 1;
+    r.dilation[i] = real ? w.dilations[j] : 1;
+    r.pad[i] = real ? w.pads_begin[j] : 0;
+    r.out[i] = real ? w.output[j] : 1;
+  }
+  return r;
+}
+
+PaddedGeometry PadGeometry(const Window3& w) {
+  PaddedGeometry p;
+  for (int i = 0; i < 3; ++i) {
+    const int64_t reach = (w.out[i] - 1) * w.stride[i] + (w.kernel[i] - 1) * w.dilation[i] + 1;
+    p.dims[i] = std::max(reach, w.pad[i] + w.in[i]);
+  }
+  p.plane = p.dims[0] * p.dims[1] * p.dims[2];
+  return p;
+}
+
+void PadPlanes(const uint8_t* x, int64_t channels, const Window3& w, const PaddedGeometry& p, uint8_t pad_value,
+               uint8_t* dst) {
+  std::fill(dst, dst + channels * p.plane, pad_value);
+  for (int64_t c = 0; c < channels; ++c) {
+    for (int64_t d = 0; d < w.in[0]; ++d) {
+      for (int64_t h = 0; h < w.in[1]; ++h) {
+        const uint8_t* src = x + ((c * w.in[0] + d) * w.in[1] + h) * w.in[2];
+        uint8_t* out = dst + c * p.plane + ((d + w.pad[0]) * p.dims[1] + h + w.pad[1]) * p.dims[2] + w.pad[2];
+        std::copy(src, src + w.in[2], out);
+      }
+    }
+  }
+}
+
+void Im2Row(const uint8_t* padded, int64_t channels, const Window3& w, const PaddedGeometry& p, uint8_t* rows) {
+  const bool unit = w.dilation[2] == 1;
+  if (unit && w.kernel[2] == 1) return Im2RowFixed<1>(padded, channels, w, p, rows);
+  if (unit && w.kernel[2] == 3) return Im2RowFixed<3>(padded, channels, w, p, rows);
+  if (unit && w.kernel[2] == 4) return Im2RowFixed<4>(padded, channels, w, p, rows);
+  if (unit && w.kernel[2] == 5) return Im2RowFixed<5>(padded, channels, w, p, rows);
+  if (unit && w.kernel[2] == 7) return Im2RowFixed<7>(padded, channels, w, p, rows);
+  Im2RowFixed<0>(padded, channels, w, p, rows);
+}
+
+void PadPositions(const uint8_t* x_hwc, int64_t channels, const Window3& w, const PaddedGeometry& p, uint8_t pad_value,
+                  uint8_t* dst) {
+  std::fill(dst, dst + channels * p.plane, pad_value);
+  const int64_t run = w.in[2] * channels;  // one input row of positions
+  for (int64_t d = 0; d < w.in[0]; ++d) {
+    for (int64_t h = 0; h < w.in[1]; ++h) {
+      const uint8_t* src = x_hwc + (d * w.in[1] + h) * run;
+      uint8_t* out = dst + (((d + w.pad[0]) * p.dims[1] + h + w.pad[1]) * p.dims[2] + w.pad[2]) * channels;
+      std::memcpy(out, src, static_cast<size_t>(run));
+    }
+  }
+}
+
+void Im2RowChannelsLast(const uint8_t* padded, int64_t channels, const Window3& w, const PaddedGeometry& p,
+                        uint8_t* rows) {
+  // With dilation 1 along the width, a kernel line's taps are one run of kernel width * channels bytes.
+  const bool whole_lines = w.dilation[2] == 1;
+  const int64_t line_bytes = w.kernel[2] * channels;
+  for (int64_t od = 0; od < w.out[0]; ++od) {
+    for (int64_t oh = 0; oh < w.out[1]; ++oh) {
+      for (int64_t ow = 0; ow < w.out[2]; ++ow) {
+        for (int64_t kd = 0; kd < w.kernel[0]; ++kd) {
+          for (int64_t kh = 0; kh < w.kernel[1]; ++kh) {
+            const int64_t d = od * w.stride[0] + kd * w.dilation[0];
+            const int64_t h = oh * w.stride[1] + kh * w.dilation[1];
+            const uint8_t* line = padded + ((d * p.dims[1] + h) * p.dims[2] + ow * w.stride[2]) * channels;
+            if (whole_lines) {
+              std::memcpy(rows, line, static_cast<size_t>(line_bytes));
+              rows += line_bytes;
+            } else {
+              for (int64_t kw = 0; kw < w.kernel[2]; ++kw, rows += channels) {
+                std::memcpy(rows, line + kw * w.dilation[2] * channels, static_cast<size_t>(channels));
+              }
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+}  // namespace ptq

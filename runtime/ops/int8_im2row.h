@@ -1,0 +1,42 @@
+// im2row for the int8 convolution: the input planes padded with the zero point, then one row of
+// kernel taps per output position, channel-major ([c][k], NCHW order) or channels-last ([k][c]).
+#pragma once
+
+#include <cstdint>
+
+#include "runtime/ops/conv_geometry.h"
+
+namespace ptq {
+
+// A window of up to 3 spatial axes, with leading axes of size 1 added for lower ranks.
+struct Window3 {
+  int64_t in[3], kernel[3], stride[3], dilation[3], pad[3], out[3];
+};
+Window3 ToWindow3(const SlidingWindow& w);
+
+// The padded planes' sizes: in[i] + pad_begin[i] + pad_end[i] (pad_end grown where the last window
+// reaches further), so that every tap of every output position is in bounds.
+struct PaddedGeometry {
+  int64_t dims[3];
+  int64_t plane;
+};
+PaddedGeometry PadGeometry(const Window3& w);
+
+// Bytes the rows and padded buffers keep beyond their end: the copies below move whole 8-byte words.
+constexpr int64_t kIm2RowSlack = 8;
+
+// Channel-major. dst (channels planes of p.plane) = x (channels planes of w.in) at offset pad, pad_value
+// elsewhere; then rows[o][c * taps + k] = padded[c][o * stride + k * dilation].
+void PadPlanes(const uint8_t* x, int64_t channels, const Window3& w, const PaddedGeometry& p, uint8_t pad_value,
+               uint8_t* dst);
+void Im2Row(const uint8_t* padded, int64_t channels, const Window3& w, const PaddedGeometry& p, uint8_t* rows);
+
+// Channels-last. x_hwc holds the input positions in order, `channels` bytes each (the transpose of
+// the channel planes); dst is the padded grid of positions, `channels` bytes each; then
+// rows[o][k * channels + c] = padded[o * stride + k * dilation][c].
+void PadPositions(const uint8_t* x_hwc, int64_t channels, const Window3& w, const PaddedGeometry& p, uint8_t pad_value,
+                  uint8_t* dst);
+void Im2RowChannelsLast(const uint8_t* padded, int64_t channels, const Window3& w, const PaddedGeometry& p,
+                        uint8_t* rows);
+
+}  // namespace ptq
