@@ -69,6 +69,8 @@ TEST(Int8OpsFastPath, QLinearConvAndConvIntegerMatchTheReferenceConv) {
       {{12, 12}, {3, 3}, 5, 16, 32, 1, {1, 1}, {1, 1}, {1, 1, 1, 1}},  // images shared out between threads
       {{6, 11}, {2, 5}, 2, 3, 9, 1, {1, 2}, {1, 1}, {0, 2, 1, 2}},     // kernel width 5
       {{4, 9}, {1, 7}, 1, 2, 5, 1, {1, 1}, {1, 1}, {0, 3, 0, 3}},      // kernel width 7
+      {{9, 11}, {3, 3}, 2, 8, 6, 2, {2, 1}, {1, 2}, {1, 2, 0, 1}},     // channels-last, groups, dilated width
+      {{3, 4, 5}, {2, 2, 2}, 1, 4, 3, 1, {1, 2, 1}, {2, 1, 1}, {1, 0, 1, 1, 1, 0}},  // channels-last 3-D
   };
   omp_set_num_threads(2);  // the threaded path runs even on a one-core machine
   int i = 0;
