@@ -5,6 +5,9 @@
 #include <iostream>
 #include <set>
 
+#include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
+
 #include "cli/args.h"
 #include "cli/calibration_stage.h"
 #include "cli/commands.h"
@@ -17,6 +20,7 @@
 #include "report/validation_config.h"
 #include "rewrite/quant_table.h"
 #include "rewrite/rewriter.h"
+#include "runtime/error.h"
 #include "runtime/file_util.h"
 #include "runtime/model_io.h"
 #include "runtime/npy.h"
@@ -33,12 +37,27 @@ constexpr const char* kQuantizeUsage = R"(usage: ptq quantize --config C [--set 
 Calibrates the float model, writes the quantized model, runs both on validation.data (default: the
 calibration data) and writes the accuracy report: JSON always, HTML (or Markdown) as validation.report
 says, and a summary table on stdout. Exit code 3 when a validation.gate threshold fails (the model and
-the report are still written). Nothing is written when a stage fails.
+the report are still written). Nothing is written when a stage fails. The outputs are written together
+at the end, each to a temporary file renamed into place; Ctrl-C (exit code 130) leaves the previous ones.
 --print-config  print the effective config (defaults filled in) and exit
 --threads N     kernel threads (default: one per core)
 )";
 
 constexpr int kRecoveryLayers = 3;
+
+// As SaveModelProto serializes (deterministically), for writing with the other outputs.
+std::string SerializeModelDeterministic(const onnx::ModelProto& model) {
+  std::string bytes;
+  {
+    google::protobuf::io::StringOutputStream out(&bytes);
+    google::protobuf::io::CodedOutputStream coded(&out);
+    coded.SetSerializationDeterministic(true);
+    if (!model.SerializeToCodedStream(&coded)) {
+      throw Error(ErrorKind::kInternal, "the quantized model could not be serialized");
+    }
+  }
+  return bytes;
+}
 
 void Stage(bool quiet, int k, const std::string& what) {
   if (!quiet) std::cerr << "[" << k << "/4] " << what << "\n";
@@ -148,7 +167,7 @@ int QuantizeCommand(int argc, char** argv) {
   }
 
   Stage(quiet, 4, "writing the model and the report");
-  const std::string q_bytes = q.SerializeAsString();
+  const std::string q_bytes = SerializeModelDeterministic(q);
   nlohmann::json provenance = {{"ptq_version", PTQ_VERSION},
                                {"model", config.model},
                                {"quantized_model", config.output},
@@ -174,11 +193,21 @@ int QuantizeCommand(int argc, char** argv) {
   const std::string json_path =
       rp.extension() == ".json" ? report_path : (rp.parent_path() / (rp.stem().string() + ".json")).string();
   const std::string table_path = cal.table.empty() ? DefaultTablePath(config) : cal.table;
-  SaveModelProto(q, config.output, config.model);
-  WriteFileAtomic(table_path, calib.table);
-  WriteFileAtomic(json_path, report.dump(1) + "\n");
-  if (rp.extension() == ".html") WriteFileAtomic(report_path, RenderHtmlReport(report));
-  if (rp.extension() == ".md") WriteFileAtomic(report_path, RenderTerminalReport(report, false, 1000));
+  // On an interrupt the outputs appear all together or not at all (see AtomicFileSet).
+  AtomicFileSet outputs;
+  const auto add = [&](const std::string& path, const std::string& bytes) {
+    std::error_code ec;
+    if (fs::exists(path, ec) && fs::equivalent(path, config.model, ec)) {
+      ThrowUsageError("output ", path, " is the input model ", config.model, "; ptq never overwrites it");
+    }
+    outputs.Add(path, bytes);
+  };
+  add(table_path, calib.table);
+  add(config.output, q_bytes);
+  add(json_path, report.dump(1) + "\n");
+  if (rp.extension() == ".html") add(report_path, RenderHtmlReport(report));
+  if (rp.extension() == ".md") add(report_path, RenderTerminalReport(report, false, 1000));
+  outputs.Commit();
   if (!quiet) {
     std::cout << RenderTerminalReport(report, ::isatty(1) != 0);
     std::cout << "model: " << config.output << "\nreport: " << report_path

@@ -40,11 +40,16 @@ int RunCommand(int argc, char** argv) {
   std::error_code ec;
   std::filesystem::create_directories(out_dir, ec);
   if (ec) ThrowInputError(out_dir, ": cannot create the outputs folder: ", ec.message());
+  AtomicFileSet files;  // all outputs appear together (each renamed into place once all are written)
+  std::vector<std::string> paths;
   for (size_t i = 0; i < outputs.size(); ++i) {
-    const std::string path = (std::filesystem::path(out_dir) / (SanitizeFileName(graph->outputs[i].name) + ".npy")).string();
-    WriteNpy(path, outputs[i]);
+    paths.push_back((std::filesystem::path(out_dir) / (SanitizeFileName(graph->outputs[i].name) + ".npy")).string());
+    files.Add(paths.back(), EncodeNpy(outputs[i]));
+  }
+  files.Commit();
+  for (size_t i = 0; i < outputs.size(); ++i) {
     std::cout << graph->outputs[i].name << " " << DataTypeName(outputs[i].dtype()) << " "
-              << ShapeToString(outputs[i].shape()) << " -> " << path << "\n";
+              << ShapeToString(outputs[i].shape()) << " -> " << paths[i] << "\n";
   }
   return 0;
 }

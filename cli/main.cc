@@ -1,9 +1,11 @@
 // The ptq command: dispatches git-style subcommands and maps errors to exit codes.
+#include <cstdio>
 #include <cstring>
 #include <iostream>
 #include <string>
 
 #include "cli/commands.h"
+#include "cli/interrupt.h"
 #include "runtime/allocator_tuning.h"
 #include "runtime/error.h"
 
@@ -26,7 +28,7 @@ options:
   --version  print the version
 
 exit codes: 0 success, 1 usage or config error, 2 bad model or data, 3 accuracy gate failed,
-            4 internal error
+            4 internal error, 130 interrupted (Ctrl-C; 143 for SIGTERM)
 )";
 
 struct Command {
@@ -42,18 +44,8 @@ constexpr Command kCommands[] = {
     {"quantize", ptq::QuantizeCommand},
 };
 
-}  // namespace
-
-int main(int argc, char** argv) {
-  if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h") || !std::strcmp(argv[1], "help")) {
-    std::cout << kUsage;
-    return argc < 2 ? 1 : 0;
-  }
-  if (!std::strcmp(argv[1], "--version")) {
-    std::cout << "ptq " << PTQ_VERSION << "\n";
-    return 0;
-  }
-  ptq::TuneAllocatorForRepeatedRuns();
+// Runs the command named by argv[1]; returns its exit code, mapping errors to theirs.
+int Dispatch(int argc, char** argv) {
   try {
     for (const Command& c : kCommands) {
       if (!std::strcmp(argv[1], c.name)) return c.fn(argc, argv);
@@ -69,4 +61,23 @@ int main(int argc, char** argv) {
     std::cerr << "ptq: internal error: " << e.what() << "\n";
     return static_cast<int>(ptq::ErrorKind::kInternal);
   }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h") || !std::strcmp(argv[1], "help")) {
+    std::cout << kUsage;
+    return argc < 2 ? 1 : 0;
+  }
+  if (!std::strcmp(argv[1], "--version")) {
+    std::cout << "ptq " << PTQ_VERSION << "\n";
+    return 0;
+  }
+  ptq::StopCleanlyOnInterrupt();  // before any thread starts
+  ptq::TuneAllocatorForRepeatedRuns();
+  const int code = Dispatch(argc, argv);
+  std::cout.flush();  // the output is part of the work: an interrupt until it is out gives 130
+  std::fflush(stdout);
+  return ptq::ExitCodeUnlessInterrupted(code);
 }

@@ -5,10 +5,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <mutex>
+#include <utility>
+#include <vector>
 
 #include "runtime/error.h"
 
@@ -32,15 +37,66 @@ std::string ReadFileToString(const std::string& path, int64_t max_bytes) {
   return bytes;
 }
 
-void WriteFileAtomic(const std::string& path, const std::string& bytes) {
-  namespace fs = std::filesystem;
+namespace {
+
+namespace fs = std::filesystem;
+
+// The temporary files this process is writing, for RemoveTemporaryFilesBeforeExit. Never destroyed,
+// so an interrupt that arrives while exit() runs static destructors still finds it.
+struct TemporaryFiles {
+  std::mutex mu;
+  std::vector<std::string> paths;  // guarded by mu
+};
+
+TemporaryFiles& Temporaries() {
+  static TemporaryFiles* t = new TemporaryFiles;
+  return *t;
+}
+
+// REQUIRES: Temporaries().mu held.
+void Unregister(const std::string& tmp) {
+  auto& paths = Temporaries().paths;
+  paths.erase(std::remove(paths.begin(), paths.end(), tmp), paths.end());
+}
+
+void Discard(const std::string& tmp) {
+  std::lock_guard<std::mutex> lock(Temporaries().mu);
+  ::unlink(tmp.c_str());
+  Unregister(tmp);
+}
+
+fs::path FolderOf(const std::string& path) {
   const fs::path target(path);
-  const fs::path dir = target.has_parent_path() ? target.parent_path() : fs::path(".");
+  return target.has_parent_path() ? target.parent_path() : fs::path(".");
+}
+
+// Creates ".<name>.ptq-tmp-<pid>-<n>" beside `path` and registers it (both under the lock, so an
+// interrupt either sees it registered or finds it not yet created). Returns its name and descriptor.
+std::pair<std::string, int> CreateTemporary(const std::string& path) {
+  static std::atomic<uint64_t> counter{0};
+  const fs::path dir = FolderOf(path);
   std::error_code ec;
   fs::create_directories(dir, ec);  // an output folder that does not exist yet is made (errors surface below)
-  std::string tmpl = (dir / ("." + target.filename().string() + ".tmp.XXXXXX")).string();
-  const int fd = ::mkstemp(tmpl.data());
-  if (fd < 0) ThrowInputError(path, ": cannot create a temporary file in ", dir.string(), ": ", std::strerror(errno));
+  std::string name = fs::path(path).filename().string();
+  if (name.size() > 200) name.resize(200);  // stays under NAME_MAX with the suffix
+  const std::string prefix = "." + name + kTemporaryFileMarker + std::to_string(::getpid()) + "-";
+  TemporaryFiles& t = Temporaries();
+  std::lock_guard<std::mutex> lock(t.mu);
+  for (int attempt = 0;; ++attempt) {
+    const std::string tmp = (dir / (prefix + std::to_string(counter++))).string();
+    const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (fd >= 0) {
+      t.paths.push_back(tmp);
+      return {tmp, fd};
+    }
+    if (errno != EEXIST || attempt >= 100) {
+      ThrowInputError(path, ": cannot create a temporary file in ", dir.string(), ": ", std::strerror(errno));
+    }
+  }
+}
+
+// Writes all of `bytes`, fsyncs and closes `fd`; on failure removes `tmp` and throws.
+void WriteAndSync(const std::string& path, const std::string& tmp, int fd, const std::string& bytes) {
   size_t done = 0;
   while (done < bytes.size()) {
     const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
@@ -48,22 +104,83 @@ void WriteFileAtomic(const std::string& path, const std::string& bytes) {
       if (errno == EINTR) continue;
       const int err = errno;
       ::close(fd);
-      ::unlink(tmpl.c_str());
+      Discard(tmp);
       ThrowInputError(path, ": write failed: ", std::strerror(err));
     }
     done += static_cast<size_t>(n);
   }
-  ::fchmod(fd, 0644);
-  if (::fsync(fd) != 0 || ::close(fd) != 0) {
-    const int err = errno;
-    ::unlink(tmpl.c_str());
-    ThrowInputError(path, ": flushing to disk failed: ", std::strerror(err));
+  const bool synced = ::fsync(fd) == 0;
+  const int err = errno;
+  if (::close(fd) != 0 || !synced) {
+    Discard(tmp);
+    ThrowInputError(path, ": flushing to disk failed: ", std::strerror(synced ? errno : err));
   }
-  if (::rename(tmpl.c_str(), path.c_str()) != 0) {
-    const int err = errno;
-    ::unlink(tmpl.c_str());
-    ThrowInputError(path, ": cannot rename the temporary file into place: ", std::strerror(err));
+}
+
+// Makes a rename in `dir` durable (best effort: some file systems cannot fsync a folder).
+void SyncFolder(const fs::path& dir) {
+  const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return;
+  ::fsync(fd);
+  ::close(fd);
+}
+
+}  // namespace
+
+AtomicFileSet::~AtomicFileSet() {
+  if (pending_.empty()) return;
+  std::lock_guard<std::mutex> lock(Temporaries().mu);
+  for (const auto& p : pending_) {
+    ::unlink(p.first.c_str());
+    Unregister(p.first);
   }
+}
+
+void AtomicFileSet::Add(const std::string& path, const std::string& bytes) {
+  const auto [tmp, fd] = CreateTemporary(path);
+  WriteAndSync(path, tmp, fd, bytes);
+  pending_.emplace_back(tmp, path);
+}
+
+void AtomicFileSet::Commit() {
+  // A folder in the way would fail its rename after earlier ones succeeded: refuse before any.
+  for (const auto& p : pending_) {
+    std::error_code ec;
+    if (fs::is_directory(p.second, ec)) ThrowInputError(p.second, ": is a folder; cannot write a file there");
+  }
+  {
+    std::lock_guard<std::mutex> lock(Temporaries().mu);
+    for (size_t i = 0; i < pending_.size(); ++i) {
+      if (::rename(pending_[i].first.c_str(), pending_[i].second.c_str()) != 0) {
+        const int err = errno;
+        const std::string dest = pending_[i].second;
+        pending_.erase(pending_.begin(), pending_.begin() + static_cast<std::ptrdiff_t>(i));  // in place already
+        ThrowInputError(dest, ": cannot rename the temporary file into place: ", std::strerror(err));
+      }
+      Unregister(pending_[i].first);
+    }
+  }
+  std::vector<fs::path> synced;
+  for (const auto& p : pending_) {
+    const fs::path dir = FolderOf(p.second);
+    if (std::find(synced.begin(), synced.end(), dir) != synced.end()) continue;
+    SyncFolder(dir);
+    synced.push_back(dir);
+  }
+  pending_.clear();
+}
+
+void WriteFileAtomic(const std::string& path, const std::string& bytes) {
+  AtomicFileSet file;
+  file.Add(path, bytes);
+  file.Commit();
+}
+
+void RemoveTemporaryFilesBeforeExit() {
+  TemporaryFiles& t = Temporaries();
+  t.mu.lock();  // never unlocked: no temporary file is created or renamed after this
+  for (const std::string& tmp : t.paths) ::unlink(tmp.c_str());
+  t.paths.clear();
 }
 
 std::string SanitizeFileName(const std::string& name) {

@@ -3,6 +3,8 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace ptq {
 
@@ -13,10 +15,38 @@ std::string ReadFileToString(const std::string& path, int64_t max_bytes);
 // Size of a regular file in bytes; throws an input error naming the path when it is not one.
 int64_t FileSize(const std::string& path);
 
-// Writes `bytes` to a temporary file in the destination's folder, flushes it to disk, then renames
-// it over `path`: a reader sees either the previous file or the complete new one, never a partial one.
-// The temporary file is removed on failure.
-void WriteFileAtomic(const std::string& path, const std::string& bytes);  // creates missing parent folders
+// Temporary files are ".<name>.ptq-tmp-<pid>-<n>" in the destination's folder (<name> cut to 200
+// bytes), so a rename never crosses file systems and a leftover (after SIGKILL) is easy to recognise.
+inline constexpr const char* kTemporaryFileMarker = ".ptq-tmp-";
+
+// Writes `bytes` to a temporary file in the destination's folder, fsyncs it, renames it over `path`
+// and fsyncs the folder: a reader sees either the previous file or the complete new one, never a
+// partial one. The temporary file is removed on failure. Creates missing parent folders.
+void WriteFileAtomic(const std::string& path, const std::string& bytes);
+
+// Files that appear together. Add writes each one completely to its (fsynced) temporary file; Commit
+// renames them all in the order added, with RemoveTemporaryFilesBeforeExit held off until it is done,
+// so an interrupt leaves either every previous file or every new one. (A SIGKILL in the microseconds
+// between two renames can still leave some new and some previous files, each complete.)
+// Uncommitted temporary files are removed by the destructor.
+class AtomicFileSet {
+ public:
+  AtomicFileSet() = default;
+  AtomicFileSet(const AtomicFileSet&) = delete;
+  AtomicFileSet& operator=(const AtomicFileSet&) = delete;
+  ~AtomicFileSet();
+
+  void Add(const std::string& path, const std::string& bytes);  // creates missing parent folders
+  void Commit();
+
+ private:
+  std::vector<std::pair<std::string, std::string>> pending_;  // (temporary file, destination)
+};
+
+// For an interrupt handler running on an ordinary thread (not inside a signal handler): waits for a
+// Commit in progress, removes every temporary file this process is writing and blocks all further
+// atomic writes for the life of the process. Call _exit next.
+void RemoveTemporaryFilesBeforeExit();
 
 // Replaces characters that cannot be in a file name on common systems ('/', '\\', ':', '*', '?', '"',
 // '<', '>', '|', control characters) with '_'. "." and ".." become "_" and "__".
