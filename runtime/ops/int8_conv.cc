@@ -21,7 +21,9 @@ void Transpose(const int32_t* src, int64_t rows, int64_t cols, int32_t* dst) {
 
 // Images are shared out between threads when they hold at least this many multiply-adds in all,
 // and none alone reaches kSplitGemmMacs (then Int8Gemm splits each GEMM instead).
-constexpr int64_t kParallelImagesMacs = int64_t{1} << 18;
+// The same bar as a GEMM split: below it, waking a second thread costs more than it saves, and on a
+// busy machine the wake-up can wait for a whole scheduler slice (measured: 16 ms for a 0.03 ms CNN).
+constexpr int64_t kParallelImagesMacs = int64_t{1} << 22;
 constexpr int64_t kSplitGemmMacs = int64_t{1} << 22;
 
 // Channels-last im2row (whole runs of taps x channels bytes) from this many channels per group on;

@@ -66,7 +66,7 @@ TEST(Int8OpsFastPath, QLinearConvAndConvIntegerMatchTheReferenceConv) {
       {{13}, {5}, 2, 3, 19, 1, {2}, {2}, {3, 1}},                      // 1-D
       {{4, 5, 6}, {2, 3, 2}, 1, 2, 5, 1, {1, 2, 1}, {1, 1, 2}, {1, 0, 1, 0, 1, 1}},  // 3-D
       {{5, 5}, {1, 1}, 1, 33, 70, 1, {1, 1}, {1, 1}, {0, 0, 0, 0}},    // 1x1, N over several panels
-      {{12, 12}, {3, 3}, 5, 16, 32, 1, {1, 1}, {1, 1}, {1, 1, 1, 1}},  // images shared out between threads
+      {{16, 16}, {3, 3}, 8, 16, 32, 1, {1, 1}, {1, 1}, {1, 1, 1, 1}},  // images shared out between threads
       {{6, 11}, {2, 5}, 2, 3, 9, 1, {1, 2}, {1, 1}, {0, 2, 1, 2}},     // kernel width 5
       {{4, 9}, {1, 7}, 1, 2, 5, 1, {1, 1}, {1, 1}, {0, 3, 0, 3}},      // kernel width 7
       {{9, 11}, {3, 3}, 2, 8, 6, 2, {2, 1}, {1, 2}, {1, 2, 0, 1}},     // channels-last, groups, dilated width
