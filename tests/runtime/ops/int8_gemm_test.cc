@@ -58,9 +58,8 @@ template <class TA, class TB>
 std::vector<int32_t> Reference(const Case& c, const std::vector<uint8_t>& a, const std::vector<int32_t>& a_zp,
                                const std::vector<uint8_t>& b_rowmajor, const std::vector<int32_t>& b_zp) {
   std::vector<TA> a_dense(static_cast<size_t>(c.M * c.K));
-  for (int64_t m = 0; m < c.M; ++m) {
-    std::memcpy(&a_dense[static_cast<size_t>(m * c.K)], &a[static_cast<size_t>(m * (c.K + c.lda_pad))],
-                static_cast<size_t>(c.K));
+  for (int64_t m = 0; m < c.M && c.K > 0; ++m) {
+    std::memcpy(a_dense.data() + m * c.K, a.data() + m * (c.K + c.lda_pad), static_cast<size_t>(c.K));
   }
   std::vector<int32_t> out(static_cast<size_t>(c.M * c.N));
   IntGemmReference<TA, TB>(c.M, c.N, c.K, a_dense.data(), a_zp.data(), reinterpret_cast<const TB*>(b_rowmajor.data()),
