@@ -9,8 +9,9 @@ namespace ptq {
 
 void Int8BlockScalar(const Int8Block& blk) {
   constexpr int64_t kCols = PackedInt8B::kPanelCols;
-  const int32_t qmin = blk.out == Int8Output::kUint8 ? 0 : -128;
-  const int32_t qmax = blk.out == Int8Output::kUint8 ? 255 : 127;
+  const DataType y_type = blk.out == Int8Output::kUint8 ? DataType::kUint8 : DataType::kInt8;
+  const int32_t qmin = QuantMin(y_type);
+  const int32_t qmax = QuantMax(y_type);
   for (int64_t p = 0; p < blk.panels; ++p) {
     const int8_t* panel = blk.b + p * blk.panel_bytes;
     const int64_t c0 = p * kCols;

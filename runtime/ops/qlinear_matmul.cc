@@ -72,7 +72,7 @@ class QLinearMatMulKernel : public Kernel {
     if (b == nullptr || zp == nullptr || b->rank() == 0 || zp->dtype() != b->dtype()) return;
     if (b->dtype() != DataType::kUint8 && b->dtype() != DataType::kInt8) return;
     try {
-      packed_ = PackInt8Matrices(*b, GatherParam<int32_t>(*zp, ColumnParamIndex(zp->shape(), b->shape(), "b_zero_point")));
+      packed_ = PackInt8Matrices(*b, GatherColumnParam<int32_t>(*zp, b->shape(), "b_zero_point"));
     } catch (const Error&) {
       // Malformed constants: Run reports them with the node's name.
     }
