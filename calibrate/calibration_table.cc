@@ -1,7 +1,13 @@
 // Calibration table JSON writing, reading and merging.
 #include "calibrate/calibration_table.h"
 
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+
 #include "runtime/error.h"
+#include "runtime/file_util.h"
+#include "runtime/json_fields.h"
 
 namespace ptq {
 
@@ -19,16 +25,6 @@ TensorRole RoleFromName(const std::string& s, const std::string& where) {
     if (TensorRoleName(r) == s) return r;
   }
   ThrowInputError(where, ": unknown role '", s, "'");
-}
-
-template <class T>
-T Field(const nlohmann::json& j, const char* key, const std::string& where) {
-  if (!j.is_object() || !j.contains(key)) ThrowInputError(where, ": missing field '", key, "'");
-  try {
-    return j.at(key).get<T>();
-  } catch (const nlohmann::json::exception&) {
-    ThrowInputError(where, ": field '", key, "' has the wrong type");
-  }
 }
 
 }  // namespace
@@ -60,42 +56,63 @@ nlohmann::json CalibrationTableToJson(const CalibrationResult& r, const TablePro
 }
 
 CalibrationResult CalibrationTableFromJson(const nlohmann::json& j, const std::string& where, TableProvenance* p) {
-  if (Field<std::string>(j, "format", where) != "ptq-calibration-table") ThrowInputError(where, ": not a ptq calibration table");
-  const int version = Field<int>(j, "version", where);
+  if (JsonStringField(j, "format", where) != "ptq-calibration-table") ThrowInputError(where, ": not a ptq calibration table");
+  const int64_t version = JsonInteger(JsonField(j, "version", where), "version", where, 0, INT32_MAX);
   if (version != kCalibrationTableVersion) {
     ThrowInputError(where, ": calibration table version ", version, " (this ptq reads version ", kCalibrationTableVersion, ")");
   }
-  p->model_digest = Field<std::string>(j, "model_sha256", where);
-  p->config_digest = Field<std::string>(j, "config_sha256", where);
-  p->method = Field<std::string>(j, "method", where);
-  p->percentile = Field<double>(j, "percentile", where);
-  p->shard = Field<std::string>(j, "shard", where);
+  p->model_digest = JsonStringField(j, "model_sha256", where);
+  p->config_digest = JsonStringField(j, "config_sha256", where);
+  p->method = JsonStringField(j, "method", where);
+  p->percentile = JsonNumberField(j, "percentile", where);
+  p->shard = JsonStringField(j, "shard", where);
   CalibrationResult r;
-  r.samples = Field<int64_t>(j, "samples", where);
-  const nlohmann::json& tensors = j.at("tensors");
+  r.samples = JsonInteger(JsonField(j, "samples", where), "samples", where, 0, INT64_MAX);
+  const nlohmann::json& tensors = JsonField(j, "tensors", where);
   if (!tensors.is_object()) ThrowInputError(where, ": 'tensors' must be an object");
+  uint64_t histogram_bytes = 0;
   for (const auto& item : tensors.items()) {
     const std::string w = where + ": tensor '" + item.key() + "'";
     const nlohmann::json& e = item.value();
     CalibratedTensor t;
-    t.role = RoleFromName(Field<std::string>(e, "role", w), w);
-    t.dtype = DtypeFromName(Field<std::string>(e, "dtype", w), w);
-    const auto range = Field<std::vector<float>>(e, "range", w);
+    t.role = RoleFromName(JsonStringField(e, "role", w), w);
+    t.dtype = DtypeFromName(JsonStringField(e, "dtype", w), w);
+    const auto range = JsonFloatList(e, "range", w);
     if (range.size() != 2) ThrowInputError(w, ": 'range' must be [min, max]");
     t.range_min = range[0];
     t.range_max = range[1];
-    t.scales = Field<std::vector<float>>(e, "scale", w);
-    t.zero_points = Field<std::vector<int32_t>>(e, "zero_point", w);
-    t.observed_shape = Field<std::vector<int64_t>>(e, "shape", w);
+    t.scales = JsonFloatList(e, "scale", w);
+    for (int64_t z : JsonIntegerList(e, "zero_point", w, INT32_MIN, INT32_MAX)) t.zero_points.push_back(static_cast<int32_t>(z));
+    t.observed_shape = JsonIntegerList(e, "shape", w, 0, INT64_MAX);
     if (t.scales.empty() || t.scales.size() != t.zero_points.size()) ThrowInputError(w, ": 'scale' and 'zero_point' must have the same non-zero length");
     for (float s : t.scales) {
       if (!(s > 0) || !std::isfinite(s)) ThrowInputError(w, ": scale ", s, " is not a positive finite number");
     }
-    t.axis = e.contains("axis") ? Field<int64_t>(e, "axis", w) : -1;
-    if (e.contains("stats")) t.histogram = Histogram::FromJson(e.at("stats"), w + " stats");
+    t.axis = e.contains("axis") ? JsonInteger(e.at("axis"), "axis", w, -1, static_cast<int64_t>(t.observed_shape.size()) - 1) : -1;
+    if (e.contains("stats")) {
+      // Counters are allocated per bin: their total is held to the memory budget before allocating.
+      const nlohmann::json& stats = e.at("stats");
+      const auto bins = stats.is_object() ? stats.find("num_bins") : stats.end();
+      if (bins != stats.end() && bins->is_number_integer() && (bins->is_number_unsigned() || bins->get<int64_t>() > 0)) {
+        const uint64_t n = bins->is_number_unsigned() ? bins->get<uint64_t>() : static_cast<uint64_t>(bins->get<int64_t>());
+        histogram_bytes += std::min<uint64_t>(n, uint64_t{1} << 40) * sizeof(uint64_t);
+        if (histogram_bytes > static_cast<uint64_t>(MaxTensorBytes())) {
+          ThrowInputError(w, ": the table's histograms need more than the memory limit of ", MaxTensorBytes(), " bytes");
+        }
+      }
+      t.histogram = Histogram::FromJson(stats, w + " stats");
+    }
     r.tensors[item.key()] = std::move(t);
   }
   return r;
+}
+
+CalibrationResult ReadCalibrationTable(const std::string& path, TableProvenance* provenance) {
+  constexpr int64_t kMaxTableBytes = int64_t{1} << 30;
+  JsonLimits limits;
+  limits.max_bytes = kMaxTableBytes;
+  const nlohmann::json j = ParseJsonText(ReadFileToString(path, kMaxTableBytes), path, ErrorKind::kInput, limits);
+  return CalibrationTableFromJson(j, path, provenance);
 }
 
 void MergeCalibrationResults(CalibrationResult* a, const TableProvenance& pa, const CalibrationResult& b,

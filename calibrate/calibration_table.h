@@ -26,6 +26,10 @@ nlohmann::json CalibrationTableToJson(const CalibrationResult& result, const Tab
 // Reads a table; throws an input error naming the file and the field on a malformed or newer-version table.
 CalibrationResult CalibrationTableFromJson(const nlohmann::json& j, const std::string& where, TableProvenance* provenance);
 
+// Reads a table file: size, nesting depth and value count are checked before parsing (JsonLimits),
+// then CalibrationTableFromJson. Errors are input errors naming the file.
+CalibrationResult ReadCalibrationTable(const std::string& path, TableProvenance* provenance);
+
 // Adds shard `b` into `a` (histograms merged exactly, sample counts summed). Throws an input error when
 // the tables come from different models or configs, or name different tensors.
 void MergeCalibrationResults(CalibrationResult* a, const TableProvenance& pa, const CalibrationResult& b,

@@ -97,9 +97,9 @@ Histogram Histogram::FromJson(const nlohmann::json& j, const std::string& where)
       h.bins_[k++] = c.get<uint64_t>();
       total += c.get<uint64_t>();
     } else {
-      const int64_t run = -c.get<int64_t>();
-      if (run < 2 || static_cast<uint64_t>(run) > h.bins_.size() - k) fail("counts", "has a bad zero run");
-      k += static_cast<size_t>(run);
+      const int64_t neg = c.get<int64_t>();  // -run; compared before negating (-INT64_MIN overflows)
+      if (neg > -2 || neg < -static_cast<int64_t>(h.bins_.size() - k)) fail("counts", "has a bad zero run");
+      k += static_cast<size_t>(-neg);
     }
   }
   const size_t last = static_cast<size_t>(FloorScaled(h.max_, h.exponent_) - h.first_bin_);

@@ -86,7 +86,10 @@ int64_t NpyHeaderSize(const std::string& first, const std::string& what) {
   if (major == 1) return 10 + static_cast<int64_t>(Le(&first[8], 2));
   if (major != 2 && major != 3) ThrowInputError(what, ": unsupported .npy format version ", major);
   if (first.size() < 12) ThrowInputError(what, ": truncated .npy header");
-  return 12 + static_cast<int64_t>(Le(&first[8], 4));
+  const int64_t header = static_cast<int64_t>(Le(&first[8], 4));
+  // numpy writes headers of a few hundred bytes: a larger claim is refused before it is read.
+  if (header > kNpyHeaderRoom) ThrowInputError(what, ": .npy header of ", header, " bytes is larger than the limit of ", kNpyHeaderRoom);
+  return 12 + header;
 }
 
 NpyHeader ParseNpyHeader(const std::string& prefix, const std::string& what) {

@@ -1,6 +1,7 @@
 // Config file loading and --set overrides.
 #include "cli/config_file.h"
 
+#include <algorithm>
 #include <filesystem>
 
 #include "runtime/error.h"
@@ -14,13 +15,27 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// A config is written by hand: 16 MiB, 32 levels and a million values are far beyond any real one.
+const JsonLimits kConfigLimits{int64_t{16} << 20, 32, int64_t{1} << 20};
+
 void ApplySet(nlohmann::json& j, const std::string& assignment) {
   const size_t eq = assignment.find('=');
   if (eq == std::string::npos || eq == 0) ThrowUsageError("--set expects key.path=value, got '", assignment, "'");
   const std::string path = assignment.substr(0, eq);
   const std::string text = assignment.substr(eq + 1);
-  nlohmann::json value = nlohmann::json::parse(text, nullptr, false);
-  if (value.is_discarded()) value = text;
+  // JSON dumps (the config digest, --print-config) refuse invalid UTF-8: refuse it here, with the flag.
+  try {
+    (void)nlohmann::json(assignment).dump();
+  } catch (const nlohmann::json::exception&) {
+    ThrowUsageError("--set '", assignment, "' is not valid UTF-8");
+  }
+  nlohmann::json value;
+  try {
+    value = ParseJsonText(text, "--set " + path, ErrorKind::kUsage, kConfigLimits);
+  } catch (const Error&) {
+    value = text;  // not JSON: taken as a string
+  }
+  if (std::count(path.begin(), path.end(), '.') >= 16) ThrowUsageError("--set: key path '", path, "' is too deep");
   nlohmann::json* node = &j;
   size_t start = 0;
   while (true) {
@@ -42,12 +57,8 @@ void ApplySet(nlohmann::json& j, const std::string& assignment) {
 
 ConfigFile LoadConfig(const std::string& path, const std::vector<std::string>& sets) {
   ConfigFile c;
-  const std::string text = ReadFileToString(path, 16 << 20);
-  try {
-    c.json = nlohmann::json::parse(text, nullptr, true, /*ignore_comments=*/false);
-  } catch (const nlohmann::json::parse_error& e) {
-    ThrowUsageError(path, ": not valid JSON: ", e.what());
-  }
+  const std::string text = ReadFileToString(path, kConfigLimits.max_bytes);
+  c.json = ParseJsonText(text, path, ErrorKind::kUsage, kConfigLimits);
   for (const std::string& s : sets) ApplySet(c.json, s);
   JsonSection top(c.json, "", {"model", "output", "calibration", "quantization", "validation"});
   c.dir = fs::path(path).parent_path().string();

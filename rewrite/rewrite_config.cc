@@ -1,6 +1,8 @@
 // Parsing of the `quantization` config section for the rewrite stage.
 #include "rewrite/rewrite_config.h"
 
+#include <algorithm>
+#include <cmath>
 #include <regex>
 
 #include "runtime/error.h"
@@ -8,6 +10,20 @@
 
 namespace ptq {
 namespace {
+
+constexpr size_t kMaxRegexLength = 256;
+constexpr int kMaxRegexGroups = 8;
+constexpr size_t kMaxRegexSubject = 1024;  // longer node names are matched exactly only
+
+// libstdc++'s default (depth-first) matcher recurses once per character of the subject and can take
+// exponential time; its breadth-first mode is polynomial and its recursion is bounded by the pattern.
+std::regex MakeRegex(const std::string& pattern) {
+#ifdef __GLIBCXX__
+  return std::regex(pattern, std::regex_constants::ECMAScript | std::regex_constants::__polynomial);
+#else
+  return std::regex(pattern);
+#endif
+}
 
 DataType DtypeChoice(const JsonSection& s, const std::string& key) {
   return s.GetChoice(key, "uint8", {"uint8", "int8"}) == "int8" ? DataType::kInt8 : DataType::kUint8;
@@ -22,19 +38,35 @@ TensorOverride ParseOverride(const nlohmann::json& v, const std::string& path) {
     if (!s.Has("min") || !s.Has("max")) ThrowUsageError("'", path, "' needs both 'min' and 'max'");
     o.min = static_cast<float>(s.GetNumber("min", 0));
     o.max = static_cast<float>(s.GetNumber("max", 0));
+    if (!std::isfinite(o.min) || !std::isfinite(o.max)) ThrowUsageError("'", path, "': min and max must be finite float32 values");
     if (!(o.min <= o.max)) ThrowUsageError("'", path, ".min' must not exceed '", path, ".max'");
   }
   o.has_scale = s.Has("scale");
   if (o.has_scale) {
     if (o.has_range) ThrowUsageError("'", path, "': give either min/max or scale/zero_point, not both");
     o.scale = static_cast<float>(s.GetNumber("scale", 1));
-    if (!(o.scale > 0)) ThrowUsageError("'", path, ".scale' must be positive");
-    o.zero_point = static_cast<int32_t>(s.GetInt("zero_point", 0, -128));
+    if (!(o.scale > 0) || !std::isfinite(o.scale)) ThrowUsageError("'", path, ".scale' must be a positive finite float32 value");
+    const int64_t zp = s.GetInt("zero_point", 0, -128);
+    if (zp > 255) ThrowUsageError("'", path, ".zero_point' must be at most 255, got ", zp);
+    o.zero_point = static_cast<int32_t>(zp);
   }
   if (!o.has_range && !o.has_scale && o.dtype == DataType::kUndefined) {
     ThrowUsageError("'", path, "' sets nothing: give dtype, min/max or scale/zero_point");
   }
   return o;
+}
+
+// std::regex compiles and matches recursively: a long or deeply grouped pattern can overflow the stack.
+void CheckRegexSize(const std::string& e) {
+  int depth = 0, max_depth = 0;
+  for (char ch : e) {
+    if (ch == '(') max_depth = std::max(max_depth, ++depth);
+    if (ch == ')') --depth;
+  }
+  if (e.size() > kMaxRegexLength || max_depth > kMaxRegexGroups) {
+    ThrowUsageError("'quantization.exclude_nodes' entry ", e.substr(0, 40), e.size() > 40 ? "..." : "", " is too complex (at most ",
+                    kMaxRegexLength, " characters and ", kMaxRegexGroups, " nested groups)");
+  }
 }
 
 }  // namespace
@@ -57,8 +89,9 @@ RewriteConfig ParseRewriteConfig(const nlohmann::json& config) {
   if (q.Has("exclude_nodes")) c.exclude_nodes = q.GetStringList("exclude_nodes");
   for (const auto& e : c.exclude_nodes) {
     if (e.size() >= 2 && e.front() == '/' && e.back() == '/') {
+      CheckRegexSize(e);
       try {
-        std::regex r(e.substr(1, e.size() - 2));
+        MakeRegex(e.substr(1, e.size() - 2));
       } catch (const std::regex_error& err) {
         ThrowUsageError("'quantization.exclude_nodes' entry ", e, " is not a valid regex: ", err.what());
       }
@@ -81,7 +114,7 @@ RewriteConfig ParseRewriteConfig(const nlohmann::json& config) {
 bool IsExcluded(const RewriteConfig& c, const std::string& node_name) {
   for (const auto& e : c.exclude_nodes) {
     if (e.size() >= 2 && e.front() == '/' && e.back() == '/') {
-      if (std::regex_search(node_name, std::regex(e.substr(1, e.size() - 2)))) return true;
+      if (node_name.size() <= kMaxRegexSubject && std::regex_search(node_name, MakeRegex(e.substr(1, e.size() - 2)))) return true;
     } else if (e == node_name) {
       return true;
     }

@@ -24,10 +24,16 @@ std::map<std::string, Tensor> ReadFeedsFolder(const Graph& graph, const std::str
   }
   std::map<std::string, Tensor> feeds;
   if (!pb.empty() && npy.empty()) {
-    // input_N.pb: sort by N.
-    std::sort(pb.begin(), pb.end(), [](const std::string& a, const std::string& b) {
-      return std::stoll("0" + a.substr(6, a.size() - 9)) < std::stoll("0" + b.substr(6, b.size() - 9));
-    });
+    // input_N.pb: sort by N (names whose N is not a number of at most 9 digits are errors).
+    auto number = [&](const std::string& name) {
+      const std::string n = name.substr(6, name.size() - 9);
+      if (n.empty() || n.size() > 9 || n.find_first_not_of("0123456789") != std::string::npos) {
+        ThrowInputError(dir, ": ", name, ": expected a file named input_<N>.pb");
+      }
+      return std::stoll(n);
+    };
+    for (const std::string& name : pb) number(name);
+    std::sort(pb.begin(), pb.end(), [&](const std::string& a, const std::string& b) { return number(a) < number(b); });
     if (pb.size() > graph.inputs.size()) {
       ThrowInputError(dir, ": ", pb.size(), " input_N.pb files but the model has ", graph.inputs.size(), " inputs");
     }

@@ -12,7 +12,20 @@ namespace ptq {
 
 namespace {
 
-AttributeValue ConvertAttribute(const onnx::AttributeProto& a, const std::string& model_dir, const std::string& what) {
+// What is left of the model's memory budget (MaxModelBytes()) once the graph structure is counted: the
+// Graph holds about what the parsed protobuf does. TensorFromProto charges each constant before
+// allocating it.
+int64_t StartBudget(const onnx::ModelProto& model, const std::string& source) {
+  const auto structure = static_cast<int64_t>(model.SpaceUsedLong());
+  if (structure > MaxModelBytes()) {
+    ThrowInputError(source, ": the graph structure needs about ", structure, " bytes, more than the memory limit of ",
+                    MaxModelBytes(), " bytes");
+  }
+  return MaxModelBytes() - structure;
+}
+
+AttributeValue ConvertAttribute(const onnx::AttributeProto& a, const std::string& model_dir, const std::string& what,
+                                int64_t* budget) {
   AttributeValue v;
   using K = AttributeValue::Kind;
   switch (a.type()) {
@@ -24,7 +37,7 @@ AttributeValue ConvertAttribute(const onnx::AttributeProto& a, const std::string
     case onnx::AttributeProto::STRINGS: v.kind = K::kStrings; v.strings.assign(a.strings().begin(), a.strings().end()); break;
     case onnx::AttributeProto::TENSOR:
       v.kind = K::kTensor;
-      v.tensor = std::make_shared<Tensor>(TensorFromProto(a.t(), model_dir, what + " attribute '" + a.name() + "'"));
+      v.tensor = std::make_shared<Tensor>(TensorFromProto(a.t(), model_dir, what + " attribute '" + a.name() + "'", budget));
       break;
     case onnx::AttributeProto::GRAPH:
     case onnx::AttributeProto::GRAPHS: v.kind = K::kGraph; break;
@@ -88,11 +101,12 @@ Graph GraphFromModel(const onnx::ModelProto& model, const std::string& model_dir
   }
   if (model.opset_import_size() == 0) g.opsets[""] = 1;  // IR version 1-2 models have no opset_import
   const onnx::GraphProto& gp = model.graph();
+  int64_t budget = StartBudget(model, source);
   std::set<std::string> produced;
   for (const auto& init : gp.initializer()) {
     const std::string what = source + ": initializer '" + init.name() + "'";
     if (!produced.insert(init.name()).second) ThrowInputError(what, " is defined twice");
-    g.constants[init.name()] = TensorFromProto(init, model_dir, what);
+    g.constants[init.name()] = TensorFromProto(init, model_dir, what, &budget);
   }
   if (gp.sparse_initializer_size() > 0) ThrowInputError(source, ": sparse initializers are not supported");
   for (const auto& in : gp.input()) {
@@ -111,7 +125,7 @@ Graph GraphFromModel(const onnx::ModelProto& model, const std::string& model_dir
     n.inputs.assign(np.input().begin(), np.input().end());
     n.outputs.assign(np.output().begin(), np.output().end());
     const std::string what = source + ": node '" + n.name + "' (" + n.op_type + ")";
-    for (const auto& a : np.attribute()) n.attrs.Set(a.name(), ConvertAttribute(a, model_dir, what));
+    for (const auto& a : np.attribute()) n.attrs.Set(a.name(), ConvertAttribute(a, model_dir, what, &budget));
     for (const std::string& o : n.outputs) {
       if (!o.empty() && !produced.insert(o).second) ThrowInputError(what, ": tensor '", o, "' is produced twice");
     }

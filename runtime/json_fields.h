@@ -7,7 +7,24 @@
 
 #include <nlohmann/json.hpp>
 
+#include "runtime/error.h"
+
 namespace ptq {
+
+// Limits on JSON text read from files (configs, calibration tables). They are checked by a linear scan
+// before parsing: nlohmann::json's dump, copy and comparison recurse once per nesting level, so a
+// 100,000-deep nesting would overflow the stack, and every value costs at least 16 bytes of memory.
+struct JsonLimits {
+  int64_t max_bytes = int64_t{1} << 30;   // of the text
+  int max_depth = 64;                      // nested arrays and objects
+  int64_t max_values = int64_t{1} << 24;   // values, keys included (an upper bound is counted)
+};
+
+// Parses JSON text (no comments). Throws an Error of `kind` naming `where` when the text exceeds a
+// limit (which limit, and where) or is not valid JSON (nlohmann's message with its line and column),
+// including numbers out of range; never a nlohmann exception.
+nlohmann::json ParseJsonText(const std::string& text, const std::string& where, ErrorKind kind,
+                             const JsonLimits& limits = JsonLimits());
 
 // Edit distance between two strings (for suggestions).
 size_t EditDistance(const std::string& a, const std::string& b);
@@ -42,5 +59,16 @@ class JsonSection {
 
 // "string", "number", "object", ... for error messages.
 std::string JsonTypeName(const nlohmann::json& v);
+
+// Checked reading of fields of JSON data files (calibration tables). Errors are input errors naming
+// `where` and the field; no nlohmann exception and no out-of-range conversion escapes.
+const nlohmann::json& JsonField(const nlohmann::json& object, const char* key, const std::string& where);
+std::string JsonStringField(const nlohmann::json& object, const char* key, const std::string& where);
+double JsonNumberField(const nlohmann::json& object, const char* key, const std::string& where);
+// An integer (not a float) in [lo, hi]; `key` names the field it came from.
+int64_t JsonInteger(const nlohmann::json& value, const char* key, const std::string& where, int64_t lo, int64_t hi);
+std::vector<int64_t> JsonIntegerList(const nlohmann::json& object, const char* key, const std::string& where, int64_t lo,
+                                     int64_t hi);
+std::vector<float> JsonFloatList(const nlohmann::json& object, const char* key, const std::string& where);
 
 }  // namespace ptq

@@ -1,7 +1,9 @@
 // .onnx file reading and atomic writing.
 #include "runtime/model_io.h"
 
+#include <google/protobuf/descriptor.h>
 #include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/wire_format_lite.h>
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 #include <onnx/onnx_pb.h>
 
@@ -9,20 +11,94 @@
 
 #include "runtime/error.h"
 #include "runtime/file_util.h"
+#include "runtime/tensor.h"
 
 namespace ptq {
 
-void LoadModelProto(const std::string& path, onnx::ModelProto* model) {
-  constexpr int64_t kProtobufLimit = (int64_t{2} << 30) - 1;
-  const std::string bytes = ReadFileToString(path, kProtobufLimit);
+namespace {
+
+constexpr int64_t kProtobufLimit = (int64_t{2} << 30) - 1;
+constexpr int kRecursionLimit = 100;
+
+// Costs of parsed protobuf objects (64-bit libprotobuf): a message's fixed part and repeated-field
+// slot, a std::string, and a repeated scalar element.
+constexpr int64_t kMessageCost = 64;
+constexpr int64_t kStringCost = 40;
+
+int64_t EstimateMessage(google::protobuf::io::CodedInputStream* in, const google::protobuf::Descriptor* d, int depth) {
+  using google::protobuf::FieldDescriptor;
+  using google::protobuf::internal::WireFormatLite;
+  int64_t total = kMessageCost + 8 * d->field_count();
+  if (depth > kRecursionLimit) return total;  // the parser refuses it
+  while (const uint32_t tag = in->ReadTag()) {
+    const FieldDescriptor* f = d->FindFieldByNumber(static_cast<int>(WireFormatLite::GetTagFieldNumber(tag)));
+    switch (WireFormatLite::GetTagWireType(tag)) {
+      case WireFormatLite::WIRETYPE_VARINT: {
+        uint64_t v;
+        if (!in->ReadVarint64(&v)) return total;
+        total += 8;
+        break;
+      }
+      case WireFormatLite::WIRETYPE_FIXED64:
+        if (!in->Skip(8)) return total;
+        total += 8;
+        break;
+      case WireFormatLite::WIRETYPE_FIXED32:
+        if (!in->Skip(4)) return total;
+        total += 8;
+        break;
+      case WireFormatLite::WIRETYPE_LENGTH_DELIMITED: {
+        uint32_t len;
+        if (!in->ReadVarint32(&len) || len > static_cast<uint32_t>(kProtobufLimit)) return total;
+        if (f && f->type() == FieldDescriptor::TYPE_MESSAGE) {
+          const auto limit = in->PushLimit(static_cast<int>(len));
+          total += 8 + EstimateMessage(in, f->message_type(), depth + 1);
+          if (!in->ConsumedEntireMessage()) return total;
+          in->PopLimit(limit);
+        } else {
+          // A string or bytes value, or a packed repeated scalar (each wire byte at most 8 bytes parsed).
+          const bool packed_varints = f && f->is_repeated() && f->type() != FieldDescriptor::TYPE_STRING &&
+                                      f->type() != FieldDescriptor::TYPE_BYTES;
+          total += packed_varints ? 8 * static_cast<int64_t>(len) : kStringCost + len;
+          if (!in->Skip(static_cast<int>(len))) return total;
+        }
+        break;
+      }
+      default: return total;  // groups and invalid wire types: the parser refuses them
+    }
+  }
+  return total;
+}
+
+}  // namespace
+
+int64_t EstimateParsedBytes(const std::string& bytes, const google::protobuf::Descriptor* descriptor) {
+  google::protobuf::io::CodedInputStream in(reinterpret_cast<const uint8_t*>(bytes.data()), static_cast<int>(bytes.size()));
+  in.SetTotalBytesLimit(static_cast<int>(kProtobufLimit));
+  return EstimateMessage(&in, descriptor, 0);
+}
+
+void ParseModelProto(const std::string& bytes, const std::string& source, onnx::ModelProto* model) {
+  if (static_cast<int64_t>(bytes.size()) > kProtobufLimit) {
+    ThrowInputError(source, ": ", bytes.size(), " bytes is over protobuf's 2 GiB limit (keep weights in external data)");
+  }
+  const int64_t need = EstimateParsedBytes(bytes, onnx::ModelProto::descriptor());
+  if (need > MaxModelBytes()) {
+    ThrowInputError(source, ": the model would need about ", need, " bytes of memory once parsed, more than the memory limit of ",
+                    MaxModelBytes(), " bytes");
+  }
   google::protobuf::io::ArrayInputStream raw(bytes.data(), static_cast<int>(bytes.size()));
   google::protobuf::io::CodedInputStream coded(&raw);
   coded.SetTotalBytesLimit(static_cast<int>(kProtobufLimit));
-  coded.SetRecursionLimit(100);
+  coded.SetRecursionLimit(kRecursionLimit);
   if (!model->ParseFromCodedStream(&coded) || !coded.ConsumedEntireMessage()) {
-    ThrowInputError(path, ": not a valid ONNX model (the protobuf could not be parsed; is the file truncated?)");
+    ThrowInputError(source, ": not a valid ONNX model (the protobuf could not be parsed; is the file truncated?)");
   }
-  if (!model->has_graph()) ThrowInputError(path, ": the ONNX model has no graph (is the file truncated?)");
+  if (!model->has_graph()) ThrowInputError(source, ": the ONNX model has no graph (is the file truncated?)");
+}
+
+void LoadModelProto(const std::string& path, onnx::ModelProto* model) {
+  ParseModelProto(ReadFileToString(path, kProtobufLimit), path, model);
 }
 
 void SaveModelProto(const onnx::ModelProto& model, const std::string& path, const std::string& never_overwrite) {

@@ -1,8 +1,12 @@
 // Reading and writing .onnx files: size limits, clear parse errors, atomic writes.
 #pragma once
 
+#include <cstdint>
 #include <string>
 
+namespace google::protobuf {
+class Descriptor;
+}
 namespace onnx {
 class ModelProto;
 }
@@ -10,8 +14,17 @@ class ModelProto;
 namespace ptq {
 
 // Parses a .onnx file. Throws an input error naming the file when it is missing, over 2 GiB (protobuf's
-// limit: larger models must keep weights in external data), or not a valid ModelProto with a graph.
+// limit: larger models must keep weights in external data), would need more memory once parsed than
+// MaxModelBytes() (estimated from the bytes before parsing), or is not a valid ModelProto with a graph.
 void LoadModelProto(const std::string& path, onnx::ModelProto* model);
+
+// The same from the file's bytes; `source` names them in errors.
+void ParseModelProto(const std::string& bytes, const std::string& source, onnx::ModelProto* model);
+
+// Heap bytes a serialized message of type `descriptor` would take once parsed, estimated from its wire
+// bytes without allocating: every nested message, string and repeated element is counted with its
+// in-memory cost (a 2-byte wire entry can cost 30 bytes parsed). Malformed bytes end the estimate early.
+int64_t EstimateParsedBytes(const std::string& bytes, const google::protobuf::Descriptor* descriptor);
 
 // Serializes deterministically and writes atomically (see WriteFileAtomic). Refuses to write over
 // `never_overwrite` when given (the input model's path).

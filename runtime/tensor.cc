@@ -6,6 +6,8 @@
 #include <cstring>
 #include <limits>
 
+#include <unistd.h>
+
 #include "runtime/buffer_pool.h"
 #include "runtime/float16.h"
 
@@ -17,6 +19,18 @@ std::atomic<int64_t> g_max_tensor_bytes{int64_t{16} << 30};
 
 int64_t MaxTensorBytes() { return g_max_tensor_bytes.load(); }
 void SetMaxTensorBytes(int64_t bytes) { g_max_tensor_bytes.store(bytes); }
+
+namespace {
+std::atomic<int64_t> g_max_model_bytes{-1};  // -1: physical memory
+}
+
+int64_t MaxModelBytes() {
+  const int64_t set = g_max_model_bytes.load();
+  if (set >= 0) return set;
+  const long pages = ::sysconf(_SC_PHYS_PAGES), page = ::sysconf(_SC_PAGE_SIZE);
+  return pages > 0 && page > 0 ? static_cast<int64_t>(pages) * page : int64_t{16} << 30;
+}
+void SetMaxModelBytes(int64_t bytes) { g_max_model_bytes.store(bytes); }
 
 int64_t ShapeSize(const Shape& shape) {
   int64_t n = 1;

@@ -23,6 +23,12 @@ std::string ShapeToString(const Shape& shape);  // "[2, 3, 4]"
 int64_t MaxTensorBytes();
 void SetMaxTensorBytes(int64_t bytes);
 
+// Memory budget of one loaded model (bytes): its parsed protobuf and graph structure plus every
+// constant tensor (initializers, Constant nodes, tensor attributes), checked before each is allocated.
+// Default: the machine's physical memory. Settable for tests and fuzzing.
+int64_t MaxModelBytes();
+void SetMaxModelBytes(int64_t bytes);
+
 // Tensors are values: a kernel never modifies a tensor it did not create, so copies may share
 // their buffer (Reshape and Identity are free).
 class Tensor {

@@ -3,11 +3,14 @@
 
 #include <onnx/onnx_pb.h>
 
+#include <algorithm>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 
 #include "runtime/file_util.h"
+#include "runtime/model_io.h"
 
 namespace ptq {
 
@@ -15,10 +18,14 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// Bytes of the serialized form: int4/uint4 pack two elements per byte.
-int64_t SerializedBytes(DataType t, int64_t n) {
-  if (t == DataType::kInt4 || t == DataType::kUint4) return (n + 1) / 2;
-  return n * static_cast<int64_t>(ElementSize(t));
+// Bytes of the serialized form: int4/uint4 pack two elements per byte. Throws when int64 cannot count them.
+int64_t SerializedBytes(DataType t, int64_t n, const std::string& what) {
+  if (t == DataType::kInt4 || t == DataType::kUint4) return n / 2 + n % 2;
+  const int64_t es = static_cast<int64_t>(ElementSize(t));
+  if (es > 0 && n > std::numeric_limits<int64_t>::max() / es) {
+    ThrowInputError(what, ": ", n, " elements of ", DataTypeName(t), " are more bytes than int64 can count");
+  }
+  return n * es;
 }
 
 // Copies little-endian serialized bytes into the tensor, unpacking 4-bit types.
@@ -36,62 +43,87 @@ void FillFromBytes(Tensor& t, const char* bytes) {
   std::memcpy(t.raw(), bytes, t.nbytes());
 }
 
+// Allocates the decoded tensor once its data has been checked: the Tensor constructor checks
+// MaxTensorBytes(), and the caller's budget (when given) is charged first.
+Tensor Allocate(DataType dtype, const Shape& shape, int64_t* budget, const std::string& what) {
+  if (budget) {
+    const int64_t es = static_cast<int64_t>(ElementSize(dtype));
+    const int64_t n = ShapeSize(shape);
+    const int64_t bytes = es > 0 && n > std::numeric_limits<int64_t>::max() / es ? std::numeric_limits<int64_t>::max() : n * es;
+    if (bytes > *budget) {
+      ThrowInputError(what, ": its ", bytes, " bytes exceed what is left (", std::max<int64_t>(*budget, 0),
+                      " bytes) of the model's memory limit of ", MaxModelBytes(), " bytes");
+    }
+    *budget -= bytes;
+  }
+  return Tensor(dtype, shape);
+}
+
+// The rule for external data: a relative location whose canonical path (symbolic links resolved) lies
+// strictly inside the canonical model folder.
 std::string ResolveExternalPath(const std::string& base_dir, const std::string& location, const std::string& what) {
   if (base_dir.empty()) ThrowInputError(what, ": external data is not allowed here (location '", location, "')");
   const fs::path loc(location);
-  if (location.empty() || loc.is_absolute()) {
-    ThrowInputError(what, ": external data location '", location, "' must be a relative path inside the model's folder");
+  if (location.empty()) ThrowInputError(what, ": external data has no location");
+  if (location.find('\0') != std::string::npos) ThrowInputError(what, ": external data location contains a NUL byte");
+  if (loc.is_absolute() || loc.has_root_name() || loc.has_root_directory()) {
+    ThrowInputError(what, ": external data location '", location, "' is an absolute path; it must be a relative path inside the model's folder");
   }
   for (const fs::path& part : loc) {
-    if (part == "..") ThrowInputError(what, ": external data location '", location, "' leaves the model's folder");
+    if (part == "..") ThrowInputError(what, ": external data location '", location, "' has a '..' component (it must stay inside the model's folder)");
   }
   std::error_code ec;
-  const fs::path base = fs::weakly_canonical(fs::path(base_dir), ec);
-  const fs::path full = fs::weakly_canonical(fs::path(base_dir) / loc, ec);
-  if (ec) ThrowInputError(what, ": cannot resolve external data location '", location, "'");
-  // A symbolic link may still lead out: compare canonical paths component by component.
-  auto b = base.begin();
-  auto f = full.begin();
-  for (; b != base.end(); ++b, ++f) {
-    if (f == full.end() || *b != *f) {
-      ThrowInputError(what, ": external data location '", location, "' resolves outside the model's folder");
-    }
+  const fs::path base = fs::canonical(fs::path(base_dir), ec);
+  if (ec) ThrowInputError(what, ": cannot resolve the model's folder '", base_dir, "' for external data '", location, "': ", ec.message());
+  const fs::path full = fs::weakly_canonical(base / loc, ec);
+  if (ec) ThrowInputError(what, ": cannot resolve external data location '", location, "': ", ec.message());
+  // A symbolic link (the file itself or a folder on the way) may still lead out.
+  const fs::path rel = full.lexically_relative(base);
+  if (rel.empty() || rel == "." || *rel.begin() == "..") {
+    ThrowInputError(what, ": external data location '", location, "' resolves to ", full.string(),
+                    ", outside the model's folder ", base.string());
   }
   return full.string();
 }
 
+// A non-negative decimal integer of at most 18 digits (external data offset and length).
+int64_t ParseExternalNumber(const std::string& key, const std::string& value, const std::string& what) {
+  if (value.empty() || value.size() > 18 || value.find_first_not_of("0123456789") != std::string::npos) {
+    ThrowInputError(what, ": external data key '", key, "' must be a non-negative integer, got '", value, "'");
+  }
+  return std::stoll(value);
+}
+
 Tensor ReadExternal(const onnx::TensorProto& p, DataType dtype, const Shape& shape, const std::string& base_dir,
-                    const std::string& what) {
+                    const std::string& what, int64_t* budget) {
   std::string location;
   int64_t offset = 0, length = -1;
   for (const auto& kv : p.external_data()) {
-    try {
-      if (kv.key() == "location") location = kv.value();
-      else if (kv.key() == "offset") offset = std::stoll(kv.value());
-      else if (kv.key() == "length") length = std::stoll(kv.value());
-    } catch (const std::exception&) {
-      ThrowInputError(what, ": external data key '", kv.key(), "' has a non-numeric value '", kv.value(), "'");
-    }
+    if (kv.key() == "location") location = kv.value();
+    else if (kv.key() == "offset") offset = ParseExternalNumber(kv.key(), kv.value(), what);
+    else if (kv.key() == "length") length = ParseExternalNumber(kv.key(), kv.value(), what);
   }
   const std::string path = ResolveExternalPath(base_dir, location, what);
   const int64_t n = ShapeSize(shape);
-  const int64_t need = SerializedBytes(dtype, n);
+  const int64_t need = SerializedBytes(dtype, n, what);
   if (length >= 0 && length != need) {
     ThrowInputError(what, ": external data length ", length, " does not match shape ", ShapeToString(shape),
                     " of ", DataTypeName(dtype), " (", need, " bytes)");
   }
   const int64_t file_size = FileSize(path);
-  if (offset < 0 || offset > file_size || need > file_size - offset) {
+  if (offset > file_size || need > file_size - offset) {
     ThrowInputError(what, ": external data file '", location, "' has ", file_size, " bytes; need ", need,
                     " at offset ", offset);
   }
-  Tensor t(dtype, shape);
-  std::string bytes(static_cast<size_t>(need), '\0');
+  Tensor t = Allocate(dtype, shape, budget, what);
+  const bool packed = dtype == DataType::kInt4 || dtype == DataType::kUint4;
+  std::string packed_bytes(packed ? static_cast<size_t>(need) : 0, '\0');
+  char* dst = packed ? packed_bytes.data() : static_cast<char*>(t.raw());
   std::ifstream in(path, std::ios::binary);
   in.seekg(offset);
-  in.read(bytes.data(), need);
-  if (in.gcount() != need) ThrowInputError(what, ": short read from external data file '", location, "'");
-  FillFromBytes(t, bytes.data());
+  in.read(dst, need);
+  if (!in || in.gcount() != need) ThrowInputError(what, ": short read from external data file '", location, "'");
+  if (packed) FillFromBytes(t, packed_bytes.data());
   return t;
 }
 
@@ -102,49 +134,47 @@ void CheckCount(const Field& field, int64_t expected, const std::string& what, c
   }
 }
 
-}  // namespace
-
-Tensor TensorFromProto(const onnx::TensorProto& p, const std::string& base_dir, const std::string& what) {
+Tensor Decode(const onnx::TensorProto& p, const std::string& base_dir, const std::string& what, int64_t* budget) {
   const auto dtype = static_cast<DataType>(p.data_type());
   if (!IsSupportedDataType(dtype)) ThrowInputError(what, ": element type ", DataTypeName(dtype), " is not supported");
   Shape shape(p.dims().begin(), p.dims().end());
   const int64_t n = ShapeSize(shape);
   if (p.has_data_location() && p.data_location() == onnx::TensorProto::EXTERNAL) {
-    return ReadExternal(p, dtype, shape, base_dir, what);
+    return ReadExternal(p, dtype, shape, base_dir, what, budget);
   }
   if (p.has_raw_data()) {
-    const int64_t need = SerializedBytes(dtype, n);
+    const int64_t need = SerializedBytes(dtype, n, what);
     if (static_cast<int64_t>(p.raw_data().size()) != need) {
       ThrowInputError(what, ": raw_data has ", p.raw_data().size(), " bytes, shape ", ShapeToString(shape), " of ",
                       DataTypeName(dtype), " needs ", need);
     }
-    Tensor t(dtype, shape);
+    Tensor t = Allocate(dtype, shape, budget, what);
     FillFromBytes(t, p.raw_data().data());
     return t;
   }
   switch (dtype) {
     case DataType::kFloat: {
       CheckCount(p.float_data(), n, what, "float_data");
-      Tensor t(dtype, shape);
+      Tensor t = Allocate(dtype, shape, budget, what);
       std::copy(p.float_data().begin(), p.float_data().end(), t.data<float>());
       return t;
     }
     case DataType::kDouble: {
       CheckCount(p.double_data(), n, what, "double_data");
-      Tensor t(dtype, shape);
+      Tensor t = Allocate(dtype, shape, budget, what);
       std::copy(p.double_data().begin(), p.double_data().end(), t.data<double>());
       return t;
     }
     case DataType::kInt64: {
       CheckCount(p.int64_data(), n, what, "int64_data");
-      Tensor t(dtype, shape);
+      Tensor t = Allocate(dtype, shape, budget, what);
       std::copy(p.int64_data().begin(), p.int64_data().end(), t.data<int64_t>());
       return t;
     }
     case DataType::kUint32:
     case DataType::kUint64: {
       CheckCount(p.uint64_data(), n, what, "uint64_data");
-      Tensor t(dtype, shape);
+      Tensor t = Allocate(dtype, shape, budget, what);
       for (int64_t i = 0; i < n; ++i) {
         const uint64_t v = p.uint64_data(static_cast<int>(i));
         if (dtype == DataType::kUint32) t.data<uint32_t>()[i] = static_cast<uint32_t>(v);
@@ -155,17 +185,18 @@ Tensor TensorFromProto(const onnx::TensorProto& p, const std::string& base_dir, 
     case DataType::kInt4:
     case DataType::kUint4: {
       // Two 4-bit values per int32_data entry (low nibble first).
-      CheckCount(p.int32_data(), (n + 1) / 2, what, "int32_data");
-      std::string bytes(static_cast<size_t>((n + 1) / 2), '\0');
+      const int64_t packed = SerializedBytes(dtype, n, what);  // (n + 1) / 2 without overflowing
+      CheckCount(p.int32_data(), packed, what, "int32_data");
+      std::string bytes(static_cast<size_t>(packed), '\0');
       for (size_t i = 0; i < bytes.size(); ++i) bytes[i] = static_cast<char>(p.int32_data(static_cast<int>(i)) & 0xff);
-      Tensor t(dtype, shape);
+      Tensor t = Allocate(dtype, shape, budget, what);
       FillFromBytes(t, bytes.data());
       return t;
     }
     default: {
       // int32, int16, int8, uint16, uint8, bool, float16, bfloat16: one int32_data entry each.
       CheckCount(p.int32_data(), n, what, "int32_data");
-      Tensor t(dtype, shape);
+      Tensor t = Allocate(dtype, shape, budget, what);
       const size_t es = ElementSize(dtype);
       auto* out = static_cast<char*>(t.raw());
       for (int64_t i = 0; i < n; ++i) {
@@ -174,6 +205,18 @@ Tensor TensorFromProto(const onnx::TensorProto& p, const std::string& base_dir, 
       }
       return t;
     }
+  }
+}
+
+}  // namespace
+
+Tensor TensorFromProto(const onnx::TensorProto& p, const std::string& base_dir, const std::string& what, int64_t* budget) {
+  try {
+    return Decode(p, base_dir, what, budget);
+  } catch (const Error& e) {  // errors of ShapeSize and the Tensor constructor do not name the tensor yet
+    const std::string message = e.what();
+    if (message.compare(0, what.size(), what) == 0) throw;
+    throw Error(e.kind(), what + ": " + message);
   }
 }
 
@@ -198,11 +241,16 @@ void TensorToProto(const Tensor& t, const std::string& name, onnx::TensorProto* 
 
 Tensor ReadTensorProtoFile(const std::string& path, std::string* name) {
   const std::string bytes = ReadFileToString(path, int64_t{2} << 30);
+  const int64_t need = EstimateParsedBytes(bytes, onnx::TensorProto::descriptor());
+  if (need > MaxTensorBytes() + (int64_t{1} << 20)) {
+    ThrowInputError(path, ": the TensorProto would need about ", need, " bytes of memory once parsed, more than the memory limit of ",
+                    MaxTensorBytes(), " bytes");
+  }
   onnx::TensorProto proto;
   if (!proto.ParseFromString(bytes)) ThrowInputError(path, ": not a valid TensorProto file");
   if (name) *name = proto.name();
-  const fs::path dir = fs::path(path).parent_path();
-  return TensorFromProto(proto, dir.string(), path);
+  const std::string dir = fs::path(path).parent_path().string();
+  return TensorFromProto(proto, dir.empty() ? "." : dir, path);
 }
 
 }  // namespace ptq

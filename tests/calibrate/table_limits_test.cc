@@ -1,0 +1,132 @@
+// Tests of the limits of the calibration table reader (merge-stats) and of .npy headers: malformed
+// numbers, histogram memory, deep nesting and header sizes are input errors before any allocation.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <functional>
+
+#include "calibrate/calibration_table.h"
+#include "calibrate/npz_reader.h"
+#include "calibrate/sample_reader.h"
+#include "runtime/npy.h"
+
+namespace ptq {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string ErrorOf(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    EXPECT_EQ(e.kind(), ErrorKind::kInput) << e.what();
+    return e.what();
+  }
+  return "";
+}
+
+nlohmann::json Table(const nlohmann::json& tensor) {
+  return {{"format", "ptq-calibration-table"}, {"version", 1}, {"model_sha256", "m"}, {"config_sha256", "c"},
+          {"method", "minmax"}, {"percentile", 99.9}, {"shard", ""}, {"samples", 2}, {"tensors", {{"x", tensor}}}};
+}
+
+nlohmann::json Activation() {
+  return {{"role", "activation"}, {"dtype", "uint8"}, {"range", {0, 1}}, {"scale", {0.5}}, {"zero_point", {0}}, {"shape", {2}}};
+}
+
+std::string Read(const nlohmann::json& j) {
+  return ErrorOf([&] {
+    TableProvenance p;
+    CalibrationTableFromJson(j, "t.json", &p);
+  });
+}
+
+TEST(CalibrationTableLimits, IntegersGivenAsHugeFloatsAreErrors) {
+  nlohmann::json j = Table(Activation());
+  j["version"] = 1e300;
+  EXPECT_NE(Read(j).find("t.json: field 'version' must hold integers"), std::string::npos);
+  j = Table(Activation());
+  j["samples"] = -1;
+  EXPECT_NE(Read(j).find("field 'samples'"), std::string::npos);
+  nlohmann::json a = Activation();
+  a["zero_point"] = {1e300};
+  EXPECT_NE(Read(Table(a)).find("tensor 'x': field 'zero_point'"), std::string::npos);
+  a = Activation();
+  a["axis"] = 3;
+  EXPECT_NE(Read(Table(a)).find("field 'axis' must hold integers in [-1, 0]"), std::string::npos);
+  j = Table(Activation());
+  j.erase("tensors");
+  EXPECT_NE(Read(j).find("missing field 'tensors'"), std::string::npos);
+}
+
+TEST(CalibrationTableLimits, ZeroRunOfInt64MinIsAnErrorNotAnOverflow) {
+  Histogram h(4);
+  h.Add(std::vector<float>{0.0f, 1.0f});
+  nlohmann::json a = Activation();
+  a["stats"] = h.ToJson();
+  EXPECT_EQ(Read(Table(a)), "");
+  a["stats"]["counts"] = {1, INT64_MIN, 1};
+  EXPECT_NE(Read(Table(a)).find("has a bad zero run"), std::string::npos) << Read(Table(a));
+}
+
+TEST(CalibrationTableLimits, HistogramMemoryIsHeldToTheTensorLimit) {
+  const int64_t saved = MaxTensorBytes();
+  SetMaxTensorBytes(int64_t{1} << 20);
+  nlohmann::json a = Activation();
+  a["stats"] = {{"num_bins", 1 << 17}, {"count", 0}, {"zeros", 0}, {"nan", 0}, {"pos_inf", 0}, {"neg_inf", 0}};
+  nlohmann::json j = Table(a);
+  EXPECT_EQ(Read(j), "");  // 2^17 counters of 8 bytes: exactly 1 MiB
+  j["tensors"]["y"] = a;
+  EXPECT_NE(Read(j).find("tensor 'y': the table's histograms need more than the memory limit"), std::string::npos) << Read(j);
+  SetMaxTensorBytes(saved);
+}
+
+TEST(CalibrationTableLimits, TableFilesAreCheckedBeforeParsing) {
+  const fs::path p = fs::temp_directory_path() / ("ptq_deep_table_" + std::to_string(::getpid()) + ".json");
+  std::ofstream(p) << std::string(100000, '[') << std::string(100000, ']');
+  TableProvenance prov;
+  EXPECT_NE(ErrorOf([&] { ReadCalibrationTable(p.string(), &prov); }).find("nested deeper than 64 levels"), std::string::npos);
+  std::ofstream(p, std::ios::trunc) << Table(Activation()).dump();
+  EXPECT_EQ(ErrorOf([&] { ReadCalibrationTable(p.string(), &prov); }), "");
+  fs::remove(p);
+}
+
+// A version 2.0 header whose length field claims 4 GiB.
+std::string HugeHeaderNpy() {
+  std::string b = "\x93NUMPY\x02";
+  b += '\0';
+  b += std::string("\xff\xff\xff\xff", 4);
+  return b + "{'descr': '<f4', 'fortran_order': False, 'shape': (1,), }\n" + std::string(4, '\0');
+}
+
+TEST(NpyHeaderLimits, HeaderLengthClaimingGigabytesIsRefused) {
+  const std::string bytes = HugeHeaderNpy();
+  EXPECT_NE(ErrorOf([&] { NpyHeaderSize(bytes, "h.npy"); }).find("h.npy: .npy header of 4294967295 bytes is larger than the limit"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf([&] { ParseNpy(bytes, "h.npy"); }).find("truncated .npy header"), std::string::npos);
+  const fs::path dir = fs::temp_directory_path() / ("ptq_npy_header_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  std::ofstream(dir / "x.npy", std::ios::binary) << bytes;
+  Graph g;
+  g.inputs.push_back(ValueInfo{"x"});
+  EXPECT_NE(ErrorOf([&] { SampleReader::Open(g, dir.string(), SampleOptions()); }).find("larger than the limit"), std::string::npos);
+  fs::remove_all(dir);
+}
+
+TEST(NpyHeaderLimits, ShapeClaimingTerabytesIsAnErrorNotAnAllocation) {
+  std::string h = "{'descr': '<f8', 'fortran_order': False, 'shape': (1000000, 1000000, 2000000), }";
+  h += std::string((64 - (10 + h.size() + 1) % 64) % 64, ' ') + "\n";
+  std::string bytes = "\x93NUMPY\x01";
+  bytes += '\0';
+  bytes += static_cast<char>(h.size() & 0xff);
+  bytes += static_cast<char>(h.size() >> 8);
+  bytes += h + std::string(8, '\0');
+  EXPECT_NE(ErrorOf([&] { ParseNpy(bytes, "tb.npy"); }).find("tb.npy: .npy header says shape [1000000, 1000000, 2000000]"),
+            std::string::npos);
+  EXPECT_NE(ErrorOf([&] { ParseNpyHeader(bytes, "tb.npy"); }).find("is too large"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace ptq
