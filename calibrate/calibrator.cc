@@ -8,6 +8,7 @@
 #include "calibrate/range_method.h"
 #include "calibrate/stats_worker.h"
 #include "runtime/attention_pattern.h"
+#include "runtime/error.h"
 #include "runtime/quant_math.h"
 #include "runtime/session.h"
 
@@ -131,8 +132,8 @@ int64_t ChannelAxis(const Graph& graph, const std::string& weight) {
   for (const Node& n : graph.nodes) {
     if (n.inputs.size() < 2 || n.inputs[1] != weight) continue;
     const int64_t rank = graph.constants.at(weight).rank();
-    if (n.op_type == "Conv") return 0;
-    if (n.op_type == "Gemm") return n.attrs.GetInt("transB", 0) ? 0 : 1;
+    if (n.op_type == "Conv" && rank >= 1) return 0;
+    if (n.op_type == "Gemm" && rank == 2) return n.attrs.GetInt("transB", 0) ? 0 : 1;
     if (n.op_type == "MatMul" && rank >= 2) return rank - 1;
   }
   return -1;
@@ -141,7 +142,8 @@ int64_t ChannelAxis(const Graph& graph, const std::string& weight) {
 void ChooseWeight(const Graph& graph, const std::string& name, const CalibrationOptions& o, CalibratedTensor* t) {
   const Tensor& w = graph.constants.at(name);
   t->dtype = o.weight_dtype;
-  const int64_t axis = o.per_channel ? ChannelAxis(graph, name) : -1;
+  // A weight without elements has no channels to scale: it gets one per-tensor scale from the range [0, 0].
+  const int64_t axis = o.per_channel && w.size() > 0 ? ChannelAxis(graph, name) : -1;
   t->axis = axis;
   const int64_t channels = axis < 0 ? 1 : w.dim(axis);
   const int64_t inner = axis < 0 ? 1 : [&] {
@@ -180,7 +182,12 @@ void ChooseQuantization(const Graph& graph, const CalibrationOptions& o, Calibra
   for (auto& kv : result->tensors) {
     CalibratedTensor& t = kv.second;
     if (t.role == TensorRole::kWeight) {
-      if (graph.constants.at(kv.first).dtype() == DataType::kFloat) ChooseWeight(graph, kv.first, o, &t);
+      const auto w = graph.constants.find(kv.first);
+      if (w == graph.constants.end()) {
+        ThrowInputError("the calibration table names weight '", kv.first, "', which is not a constant of ",
+                        graph.source, ": the table was made for another model");
+      }
+      if (w->second.dtype() == DataType::kFloat) ChooseWeight(graph, kv.first, o, &t);
       continue;
     }
     if (t.role == TensorRole::kSoftmaxOutput) {

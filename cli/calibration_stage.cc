@@ -45,10 +45,7 @@ CalibrationStage RunCalibrationStage(const ConfigFile& config, const Calibration
   }
   TableProvenance p;
   p.model_digest = Sha256Hex(ReadFileToString(config.model, int64_t{2} << 30));
-  nlohmann::json relevant = {{"calibration", config.json.value("calibration", nlohmann::json::object())},
-                             {"quantization", config.json.value("quantization", nlohmann::json::object())}};
-  relevant["calibration"].erase("table");
-  p.config_digest = Sha256Hex(relevant.dump());
+  p.config_digest = CalibrationConfigDigest(config);
   p.method = cal.options.method;
   p.percentile = cal.options.percentile;
   p.shard = shard;

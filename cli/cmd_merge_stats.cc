@@ -8,6 +8,7 @@
 #include "cli/config_file.h"
 #include "runtime/file_util.h"
 #include "runtime/graph.h"
+#include "runtime/sha256.h"
 
 namespace ptq {
 
@@ -20,10 +21,18 @@ histograms and counts are added exactly, then ranges, scales and zero points are
 result equals the table of one run over all samples.
 )";
 
-CalibrationResult ReadTable(const std::string& path, TableProvenance* p) {
-  nlohmann::json j = nlohmann::json::parse(ReadFileToString(path, int64_t{1} << 30), nullptr, false);
-  if (j.is_discarded()) ThrowInputError(path, ": not valid JSON");
-  return CalibrationTableFromJson(j, path, p);
+// Refuses a shard made for another model or with another calibration config than `config`'s.
+void CheckProvenance(const TableProvenance& p, const std::string& path, const ConfigFile& config,
+                     const std::string& model_digest, const std::string& config_digest) {
+  if (p.model_digest != model_digest) {
+    ThrowInputError(path, ": this table was made for another model (its model_sha256 ", p.model_digest,
+                    " differs from ", config.model, "'s ", model_digest, ")");
+  }
+  if (p.config_digest != config_digest) {
+    ThrowInputError(path, ": this table was calibrated with a different config (its config_sha256 ", p.config_digest,
+                    " differs from the calibration and quantization sections of the given config, ", config_digest,
+                    ")");
+  }
 }
 
 }  // namespace
@@ -41,12 +50,17 @@ int MergeStatsCommand(int argc, char** argv) {
   if (args.positional().size() < 2) ThrowUsageError("ptq merge-stats needs at least two tables (see --help)");
   const ConfigFile config = LoadConfig(args.Require("config"), args.GetAll("set"));
   const CalibrationConfig cal = ParseCalibrationConfig(config.json, config.dir);
+  const std::string model_digest = Sha256Hex(ReadFileToString(config.model, int64_t{2} << 30));
+  const std::string config_digest = CalibrationConfigDigest(config);
+  const std::vector<std::string>& paths = args.positional();
   TableProvenance p;
-  CalibrationResult merged = ReadTable(args.positional()[0], &p);
-  for (size_t i = 1; i < args.positional().size(); ++i) {
+  CalibrationResult merged = ReadCalibrationTable(paths[0], &p);
+  CheckProvenance(p, paths[0], config, model_digest, config_digest);
+  for (size_t i = 1; i < paths.size(); ++i) {
     TableProvenance pi;
-    const CalibrationResult r = ReadTable(args.positional()[i], &pi);
-    MergeCalibrationResults(&merged, p, r, pi, args.positional()[i]);
+    const CalibrationResult r = ReadCalibrationTable(paths[i], &pi);
+    CheckProvenance(pi, paths[i], config, model_digest, config_digest);
+    MergeCalibrationResults(&merged, p, r, pi, paths[i]);
   }
   const Graph graph = LoadGraph(config.model);
   ChooseQuantization(graph, cal.options, &merged);

@@ -5,9 +5,6 @@
 #include <iostream>
 #include <set>
 
-#include <google/protobuf/io/coded_stream.h>
-#include <google/protobuf/io/zero_copy_stream_impl_lite.h>
-
 #include "cli/args.h"
 #include "cli/calibration_stage.h"
 #include "cli/commands.h"
@@ -44,20 +41,6 @@ at the end, each to a temporary file renamed into place; Ctrl-C (exit code 130) 
 )";
 
 constexpr int kRecoveryLayers = 3;
-
-// As SaveModelProto serializes (deterministically), for writing with the other outputs.
-std::string SerializeModelDeterministic(const onnx::ModelProto& model) {
-  std::string bytes;
-  {
-    google::protobuf::io::StringOutputStream out(&bytes);
-    google::protobuf::io::CodedOutputStream coded(&out);
-    coded.SetSerializationDeterministic(true);
-    if (!model.SerializeToCodedStream(&coded)) {
-      throw Error(ErrorKind::kInternal, "the quantized model could not be serialized");
-    }
-  }
-  return bytes;
-}
 
 void Stage(bool quiet, int k, const std::string& what) {
   if (!quiet) std::cerr << "[" << k << "/4] " << what << "\n";
@@ -167,7 +150,7 @@ int QuantizeCommand(int argc, char** argv) {
   }
 
   Stage(quiet, 4, "writing the model and the report");
-  const std::string q_bytes = SerializeModelDeterministic(q);
+  const std::string q_bytes = SerializeModelProto(q, config.output);
   nlohmann::json provenance = {{"ptq_version", PTQ_VERSION},
                                {"model", config.model},
                                {"quantized_model", config.output},

@@ -85,6 +85,13 @@ std::string ModelFolder(const ConfigFile& config) {
   return d.empty() ? "." : d;
 }
 
+std::string CalibrationConfigDigest(const ConfigFile& config) {
+  nlohmann::json relevant = {{"calibration", config.json.value("calibration", nlohmann::json::object())},
+                             {"quantization", config.json.value("quantization", nlohmann::json::object())}};
+  relevant["calibration"].erase("table");
+  return Sha256Hex(relevant.dump());
+}
+
 std::map<std::string, std::string> QuantizedModelMetadata(const ConfigFile& config, const std::string& table_sha256,
                                                           const std::string& model_sha256) {
   return {{"ptq_version", PTQ_VERSION},

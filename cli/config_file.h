@@ -27,6 +27,10 @@ std::string DefaultTablePath(const ConfigFile& config);
 // The folder of `model` (where its external data lives); "." for a bare file name.
 std::string ModelFolder(const ConfigFile& config);
 
+// The digest a calibration table records as config_sha256: the `calibration` (without `table`) and
+// `quantization` sections, so that shards of one split share it and merge-stats can check its config.
+std::string CalibrationConfigDigest(const ConfigFile& config);
+
 // The metadata_props ptq writes into a quantized model: version and SHA-256 of config, table, model.
 std::map<std::string, std::string> QuantizedModelMetadata(const ConfigFile& config, const std::string& table_sha256,
                                                           const std::string& model_sha256);

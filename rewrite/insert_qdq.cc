@@ -49,7 +49,7 @@ class QdqInserter {
     if (it != dq_of_.end()) return it->second;
     const TensorQuant& q = plan_.params.at(w);
     const std::string wq = g_->NewName(w + "/quantized");
-    g_->AddInitializer(wq, QuantizeWeight(g_->InitializerValue(w), q));
+    g_->AddInitializer(wq, QuantizeWeight(g_->InitializerValue(w), q, w));
     const auto [scale, zp] = AddQuantParams(g_, w, q);
     const std::string wd = g_->NewName(w + "/dequantized");
     const int n = g_->AddNode("DequantizeLinear", {wq, scale, zp}, {wd}, g_->NewName(w + "/DequantizeLinear"));

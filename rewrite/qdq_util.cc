@@ -27,15 +27,26 @@ std::pair<std::string, std::string> AddQuantParams(RewriteGraph* g, const std::s
   return {s, z};
 }
 
-Tensor QuantizeWeight(const Tensor& w, const TensorQuant& q) {
+Tensor QuantizeWeight(const Tensor& w, const TensorQuant& q, const std::string& name) {
   PTQ_ENFORCE(w.dtype() == DataType::kFloat, "weights must be float32 to quantize");
+  if (q.dtype != DataType::kInt8 && q.dtype != DataType::kUint8) {
+    ThrowInputError("the calibration table gives weight '", name, "' the dtype ", DataTypeName(q.dtype),
+                    "; weights are quantized to int8 or uint8");
+  }
   const int64_t axis = q.per_tensor() ? -1 : q.axis;
+  if (axis >= w.rank()) {
+    ThrowInputError("the calibration table quantizes weight '", name, "' along axis ", axis, ", but its shape is ",
+                    ShapeToString(w.shape()), ": the table was made for another model");
+  }
   const int64_t channels = axis < 0 ? 1 : w.dim(axis);
-  PTQ_ENFORCE(static_cast<int64_t>(q.scales.size()) == channels, "weight of shape ", ShapeToString(w.shape()), " has ",
-              channels, " channels along axis ", axis, " but the table gives ", q.scales.size(), " scales");
+  if (static_cast<int64_t>(q.scales.size()) != channels || q.zero_points.size() != q.scales.size()) {
+    ThrowInputError("the calibration table gives weight '", name, "' ", q.scales.size(), " scales and ",
+                    q.zero_points.size(), " zero points, but its shape ", ShapeToString(w.shape()), " has ", channels,
+                    " channels along axis ", axis, ": the table was made for another model");
+  }
   int64_t inner = 1;
   for (int64_t d = axis + 1; axis >= 0 && d < w.rank(); ++d) inner *= w.dim(d);
-  const int32_t qmin = q.dtype == DataType::kInt8 ? -128 : 0, qmax = q.dtype == DataType::kInt8 ? 127 : 255;
+  const int32_t qmin = QuantMin(q.dtype), qmax = QuantMax(q.dtype);
   Tensor out(q.dtype, w.shape());
   const float* v = w.data<float>();
   for (int64_t i = 0; i < w.size(); ++i) {

@@ -13,8 +13,9 @@ namespace ptq {
 // tensor, 1-D otherwise. Returns {scale name, zero point name}.
 std::pair<std::string, std::string> AddQuantParams(RewriteGraph* g, const std::string& base, const TensorQuant& q);
 
-// w quantized with q (per tensor, or per channel along q.axis) through quant_math.h.
-Tensor QuantizeWeight(const Tensor& w, const TensorQuant& q);
+// w quantized with q (per tensor, or per channel along q.axis) through quant_math.h. Throws an input
+// error naming the weight `name` when q's axis or number of scales does not fit w's shape.
+Tensor QuantizeWeight(const Tensor& w, const TensorQuant& q, const std::string& name);
 
 // bias (float [C]) as int32: round(bias[c] / (input_scale * weight_scale[c])) (quant_math.h).
 Tensor QuantizeBiasTensor(const Tensor& bias, float input_scale, const std::vector<float>& weight_scales);

@@ -7,6 +7,7 @@
 
 #include <set>
 
+#include "rewrite/check_input_model.h"
 #include "rewrite/passes.h"
 #include "rewrite/quant_plan.h"
 #include "rewrite/rewrite_graph.h"
@@ -101,6 +102,7 @@ onnx::ModelProto RewriteModel(const onnx::ModelProto& input, const std::string& 
   RefuseForeignTable(input, table0);
   onnx::ModelProto model = input;
   InlineExternalData(&model, model_dir);
+  CheckInputModel(model, table0);
   const int64_t target = std::max<int64_t>({kMinOpset, config.opset, 0});
   const int64_t have = DefaultOpset(model);
   if (have < target || (config.opset != 0 && have != config.opset)) {

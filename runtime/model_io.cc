@@ -109,14 +109,20 @@ void SaveModelProto(const onnx::ModelProto& model, const std::string& path, cons
       ThrowUsageError("refusing to overwrite the input model ", never_overwrite, " with the output ", path);
     }
   }
+  WriteFileAtomic(path, SerializeModelProto(model, path));
+}
+
+std::string SerializeModelProto(const onnx::ModelProto& model, const std::string& where) {
   std::string bytes;
   {
     google::protobuf::io::StringOutputStream out(&bytes);
     google::protobuf::io::CodedOutputStream coded(&out);
     coded.SetSerializationDeterministic(true);
-    if (!model.SerializeToCodedStream(&coded)) ThrowInputError(path, ": the model could not be serialized");
+    if (!model.SerializeToCodedStream(&coded)) {
+      ThrowInputError(where, ": the model could not be serialized (protobuf limits a model to 2 GiB)");
+    }
   }
-  WriteFileAtomic(path, bytes);
+  return bytes;
 }
 
 }  // namespace ptq

@@ -26,6 +26,10 @@ void ParseModelProto(const std::string& bytes, const std::string& source, onnx::
 // in-memory cost (a 2-byte wire entry can cost 30 bytes parsed). Malformed bytes end the estimate early.
 int64_t EstimateParsedBytes(const std::string& bytes, const google::protobuf::Descriptor* descriptor);
 
+// The model's bytes, serialized deterministically (map order fixed): equal models give equal files.
+// `where` names the destination in errors.
+std::string SerializeModelProto(const onnx::ModelProto& model, const std::string& where);
+
 // Serializes deterministically and writes atomically (see WriteFileAtomic). Refuses to write over
 // `never_overwrite` when given (the input model's path).
 void SaveModelProto(const onnx::ModelProto& model, const std::string& path, const std::string& never_overwrite = "");

@@ -104,5 +104,61 @@ TEST(CalibrateCommand, MergingTablesOfDifferentConfigsIsRefused) {
   EXPECT_FALSE(fs::exists(tmp.path() / "m.json"));
 }
 
+// Runs `ptq calibrate` for shards 0/2 and 1/2 of cfg into dir/a.json and dir/b.json.
+void CalibrateTwoShards(const fs::path& cfg, const fs::path& dir) {
+  for (const char* k : {"0", "1"}) {
+    const auto r = RunPtq("calibrate --config " + cfg.string() + " --quiet --shard " + k + "/2 --out " +
+                          (dir / (std::string(k) == "0" ? "a.json" : "b.json")).string());
+    ASSERT_EQ(r.exit_code, 0) << r.output;
+  }
+}
+
+TEST(MergeStatsCommand, RefusesTablesOfAnotherModelOrConfigAndWritesNothing) {
+  TempDir tmp;
+  const fs::path cfg = WriteConfig(tmp.path());
+  CalibrateTwoShards(cfg, tmp.path());
+  const std::string tables = (tmp.path() / "a.json").string() + " " + (tmp.path() / "b.json").string();
+  const std::string out = (tmp.path() / "m.json").string();
+  // The same config but the opset-17 export of the model: the shards' model_sha256 does not match.
+  const std::string other = std::string(PTQ_SOURCE_DIR) + "/tests/data/digits_vit/digits_vit_opset17.onnx";
+  auto r = RunPtq("merge-stats " + tables + " -o " + out + " --config " + cfg.string() + " --set model=" + other);
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("a.json: this table was made for another model"), std::string::npos) << r.output;
+  EXPECT_FALSE(fs::exists(out));
+  // Both shards agree with each other, but not with the config given to merge-stats.
+  r = RunPtq("merge-stats " + tables + " -o " + out + " --config " + cfg.string() + " --set calibration.method=mse");
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("a.json: this table was calibrated with a different config"), std::string::npos) << r.output;
+  EXPECT_FALSE(fs::exists(out));
+  // The matching config merges.
+  r = RunPtq("merge-stats " + tables + " -o " + out + " --config " + cfg.string());
+  EXPECT_EQ(r.exit_code, 0) << r.output;
+  EXPECT_TRUE(fs::exists(out));
+}
+
+TEST(MergeStatsCommand, TableNamingAWeightTheModelLacksIsAnInputError) {
+  TempDir tmp;
+  const fs::path cfg = WriteConfig(tmp.path());
+  CalibrateTwoShards(cfg, tmp.path());
+  // Both shards renamed alike (so that they still merge with each other): the model has no such weight.
+  std::string renamed;
+  for (const char* f : {"a.json", "b.json"}) {
+    auto t = nlohmann::json::parse(ReadText(tmp.path() / f));
+    for (auto& [name, e] : t["tensors"].items()) {
+      if (e["role"] == "weight" && renamed.empty()) renamed = name;
+    }
+    ASSERT_FALSE(renamed.empty());
+    t["tensors"]["no/such/weight"] = t["tensors"][renamed];
+    t["tensors"].erase(renamed);
+    std::ofstream(tmp.path() / f) << t.dump();
+  }
+  const std::string out = (tmp.path() / "m.json").string();
+  const auto r = RunPtq("merge-stats " + (tmp.path() / "a.json").string() + " " + (tmp.path() / "b.json").string() +
+                        " -o " + out + " --config " + cfg.string());
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("names weight 'no/such/weight', which is not a constant of"), std::string::npos) << r.output;
+  EXPECT_FALSE(fs::exists(out));
+}
+
 }  // namespace
 }  // namespace ptq
