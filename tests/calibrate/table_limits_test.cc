@@ -110,7 +110,9 @@ TEST(NpyHeaderLimits, HeaderLengthClaimingGigabytesIsRefused) {
   fs::create_directories(dir);
   std::ofstream(dir / "x.npy", std::ios::binary) << bytes;
   Graph g;
-  g.inputs.push_back(ValueInfo{"x"});
+  ValueInfo x;
+  x.name = "x";
+  g.inputs.push_back(x);
   EXPECT_NE(ErrorOf([&] { SampleReader::Open(g, dir.string(), SampleOptions()); }).find("larger than the limit"), std::string::npos);
   fs::remove_all(dir);
 }
