@@ -1,4 +1,4 @@
-// Vectorised bin indices for Histogram::Add: j = floor(x * 2^-e) - first_bin per value, in float.
+// Bin counting for Histogram::Add: j = floor(x * 2^-e) - first_bin per value, computed in float and counted.
 #pragma once
 
 #include <cmath>
@@ -14,29 +14,27 @@ inline int64_t FloorScaled(float x, int e) {
   return static_cast<int64_t>(std::floor(y));
 }
 
-// For i < n: idx[i] = floor(v[i] * scale) - first, where scale = 2^-e. Zeros, and (when
-// `check_finite`) NaN and +-Inf, get skip_base + (i & 3) instead: spare counters, taken in turn so
-// that runs of them do not wait on each other.
-// Exact when scale * v[i] is a normal float or underflows (then the bin is 0 for x > 0 and -1 for
-// x < 0) and |floor(v[i] * scale)| < 2^22: the caller checks the grid (first_bin) for the latter.
-// Uses AVX2 when the CPU has it (GetCpuFeatures), else SSE2, else a scalar loop; all give the same
-// result.
-void FloatBinIndices(const float* v, size_t n, float scale, int32_t first, int32_t skip_base, bool check_finite,
-                     int32_t* idx);
-
-// What FloatBinIndicesAndRange saw besides the indices.
+// What CountBins saw besides the bins.
 struct IndexedRange {
   float min, max;    // over the non-NaN values (+-Inf included); +inf and -inf when n == 0
   bool has_nan;
   uint32_t zeros;    // values equal to +-0
 };
 
-// One pass doing the indices of FloatBinIndices (zeros to skip_base + (i & 3)) and the min/max/NaN/zero
-// scan of the same values, for Histogram::Add's one-pass path (values already inside the grid). The
-// indices are meaningful only when the values turn out to be inside the grid (no NaN, min and max
-// within it, which the caller checks before using them); those of NaN and +-Inf are unspecified.
-// REQUIRES: n < 2^31. `allow_avx2` = false forces the SSE2 path (for tests: the result is the same).
-IndexedRange FloatBinIndicesAndRange(const float* v, size_t n, float scale, int32_t first, int32_t skip_base,
-                                     int32_t* idx, bool allow_avx2 = true);
+// The instruction set CountBins uses: kBest picks AVX-512, else AVX2, else SSE2 (x86-64), else scalar,
+// as the CPU offers (GetCpuFeatures); the others force one (for tests; one the CPU lacks falls back to
+// the next one down).
+enum class BinIsa { kBest, kAvx512, kAvx2, kSse2, kScalar };
+
+// One pass over v[0, n): for the value v[k], counter copy k % copies (copies 1 or 2; copy r starts at
+// c + r * stride, stride >= nb + 4) gets ++c[j], where
+//   j = floor(v[k] * scale) - first   when v[k] is finite, nonzero and j is in [0, nb),
+//   j = nb + (k & 3) or another of the 4 spare counters c[nb .. nb + 3]   otherwise
+// (zeros, NaN, +-Inf and values outside the grid: never a bin, never outside the counters).
+// Also returns min, max, NaN and zeros of the values. scale = 2^-e. j is exact when v[k] * scale is a
+// normal float or underflows (then the bin is 0 for x > 0 and -1 for x < 0) and |j + first| < 2^22:
+// the caller checks the grid. Every isa gives the same counters and result. REQUIRES: n < 2^31.
+IndexedRange CountBins(const float* v, size_t n, float scale, int32_t first, int32_t nb, uint32_t* c, size_t stride,
+                       size_t copies, BinIsa isa = BinIsa::kBest);
 
 }  // namespace ptq

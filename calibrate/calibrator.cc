@@ -4,9 +4,11 @@
 #include <algorithm>
 #include <functional>
 #include <memory>
+#include <set>
 
 #include "calibrate/range_method.h"
 #include "calibrate/stats_worker.h"
+#include "calibrate/tensor_aliases.h"
 #include "runtime/attention_pattern.h"
 #include "runtime/error.h"
 #include "runtime/quant_math.h"
@@ -78,7 +80,17 @@ CalibrationResult CollectStatistics(const Graph& graph, SampleReader& samples, c
       t.observed_shape = w.shape();
     }
   }
-  auto shared = std::make_shared<const Graph>(graph);
+  // Tensors that are a rearrangement of another observed tensor: only their shape is recorded during
+  // the run, their histogram is copied from their source's at the end (tensor_aliases.h).
+  std::set<std::string> observed;
+  for (const auto& kv : result.tensors) {
+    if (kv.second.role != TensorRole::kWeight) observed.insert(kv.first);
+  }
+  const std::map<std::string, std::string> aliases = FindValueAliases(graph, observed);
+  std::set<const CalibratedTensor*> alias_targets;
+  for (const auto& kv : aliases) alias_targets.insert(&result.tensors.at(kv.first));
+  // The session runs `graph` itself (not owned: it outlives the session), not a copy of its constants.
+  std::shared_ptr<const Graph> shared(std::shared_ptr<const Graph>(), &graph);
   Session session(shared);
   // The observed activations of each node of `shared` (by index), as (output name, target): most
   // nodes have none, so the observer returns after one index; graph inputs use the map.
@@ -106,7 +118,9 @@ CalibrationResult CollectStatistics(const Graph& graph, SampleReader& samples, c
     if (o.value.dtype() != DataType::kFloat) return;
     CalibratedTensor* t = target_of(o);
     if (!t) return;
-    if (worker) {
+    if (alias_targets.count(t)) {
+      MergeObservedShape(&t->observed_shape, o.value.shape());  // the worker never touches an alias
+    } else if (worker) {
       worker->Push(t, o.value);  // copies the values into a recycled buffer (see stats_worker.h)
     } else {
       FoldObservation(t, o.value);
@@ -121,6 +135,7 @@ CalibrationResult CollectStatistics(const Graph& graph, SampleReader& samples, c
     if (progress) progress(result.samples, samples.num_samples());
   }
   if (worker) worker->Finish();
+  for (const auto& kv : aliases) result.tensors.at(kv.first).histogram = result.tensors.at(kv.second).histogram;
   return result;
 }
 

@@ -173,7 +173,8 @@ void Histogram::Widen(float new_min, float new_max) {
 }
 
 // The calling thread's block counters: *copies copies (*stride apart) of num_bins + 4 32-bit counters
-// (the 4 spare counters past the bins take zeros and non-finite values and are never read). The
+// (the 4 spare counters past the bins take zeros, non-finite values and, in CountBins, values outside
+// the grid; they are never read). The
 // counters of the bins are zero between calls: Flush (or AddInGrid's take-back) clears what a call
 // added; the spare ones are cleared when the layout (num_bins) changes, as they become bins.
 // Two copies, taken in turn by consecutive values, let runs of values in one bin (ReLU, softmax and
@@ -204,31 +205,21 @@ uint32_t* Histogram::Counters(size_t* stride, size_t* copies) const {
 
 namespace {
 
-constexpr size_t kBlock = 1024;  // values indexed at a time (indices on the stack)
-
-// ++c[idx[k]] for k < len, value k in copy k % copies (copies is 1 or 2).
-void Count(const int32_t* idx, size_t len, uint32_t* c, size_t stride, size_t copies) {
-  size_t k = 0;
-  if (copies == 2) {
-    uint32_t* c1 = c + stride;
-    for (; k + 2 <= len; k += 2) {
-      ++c[idx[k]];
-      ++c1[idx[k + 1]];
-    }
-  }
-  for (; k < len; ++k) ++c[idx[k]];
-}
+constexpr size_t kBlock = 1024;  // values counted at a time (AddInGrid checks each block's range)
 
 }  // namespace
 
 // Adds bins [lo, hi] of every copy of the block counters to the bins and clears them; the other bins'
 // counters are zero (the values counted since the last flush lie in [lo, hi]).
 void Histogram::Flush(uint32_t* c, size_t stride, size_t copies, size_t lo, size_t hi) {
-  for (size_t r = 0; r < copies; ++r) {
-    uint32_t* cr = c + r * stride;
-    for (size_t k = lo; k <= hi; ++k) bins_[k] += cr[k];
-    std::fill(cr + lo, cr + hi + 1, 0u);
+  if (copies == 2) {
+    uint32_t* c1 = c + stride;
+    for (size_t k = lo; k <= hi; ++k) bins_[k] += static_cast<uint64_t>(c[k]) + c1[k];
+    std::fill(c1 + lo, c1 + hi + 1, 0u);
+  } else {
+    for (size_t k = lo; k <= hi; ++k) bins_[k] += c[k];
   }
+  std::fill(c + lo, c + hi + 1, 0u);
 }
 
 // The bins of the finite values mn <= mx on the current grid (both inside it).
@@ -241,17 +232,15 @@ bool Histogram::FloatGrid() const {
   return first_bin_ > -(int64_t{1} << 22) && first_bin_ + num_bins() < (int64_t{1} << 22);
 }
 
-// Pass 2 over values whose finite ones (min mn, max mx) are inside the grid, in blocks: first every
-// value's bin j - first_bin (zeros and non-finite values go to four spare counters), then the
-// increments into 32-bit block counters, added to the bins at the end. Zeros are added to their bin
-// from the scan's count. Grids within 2^22 bins of 0 compute indices in float (FloatBinIndices,
-// vectorised, exact there); others take the exact double path (FloorScaled).
+// Pass 2 over values whose finite ones (min mn, max mx) are inside the grid: every value is counted
+// into 32-bit block counters (zeros and non-finite values go to four spare counters), added to the bins
+// at the end. Zeros are added to their bin from the scan's count. Grids within 2^22 bins of 0 count in
+// float (CountBins, vectorised, exact there); others take the exact double path (FloorScaled).
 template <bool kCheck>
 void Histogram::AddFinite(const float* values, size_t n, uint64_t zeros, float mn, float mx) {
   const int nb = num_bins();
   size_t stride, copies;
   uint32_t* c = Counters(&stride, &copies);
-  int32_t idx[kBlock];
   const bool float_path = FloatGrid();
   const float scale = float_path ? std::ldexp(1.0f, -exponent_) : 0.0f;
   const auto range = BinRange(mn, mx);
@@ -260,14 +249,14 @@ void Histogram::AddFinite(const float* values, size_t n, uint64_t zeros, float m
     const size_t len = std::min(kBlock, n - start);
     const float* v = values + start;
     if (float_path) {
-      FloatBinIndices(v, len, scale, static_cast<int32_t>(first_bin_), nb, kCheck, idx);
+      CountBins(v, len, scale, static_cast<int32_t>(first_bin_), nb, c, stride, copies);
     } else {
       for (size_t i = 0; i < len; ++i) {
         const bool skip = v[i] == 0.0f || (kCheck && !std::isfinite(v[i]));
-        idx[i] = skip ? nb + static_cast<int32_t>(i & 3) : static_cast<int32_t>(FloorScaled(v[i], exponent_) - first_bin_);
+        const size_t j = skip ? static_cast<size_t>(nb) + (i & 3) : static_cast<size_t>(FloorScaled(v[i], exponent_) - first_bin_);
+        ++c[(copies == 2 && (i & 1) ? stride : 0) + j];
       }
     }
-    Count(idx, len, c, stride, copies);
     since_flush += len;
     if (since_flush >= (size_t{1} << 31)) {  // 32-bit counters stay exact
       Flush(c, stride, copies, range.first, range.second);
@@ -279,30 +268,26 @@ void Histogram::AddFinite(const float* values, size_t n, uint64_t zeros, float m
 }
 
 // The one-pass path for the common case of a call whose values are all finite and inside
-// [min(), max()]: then the grid does not change (Widen would keep e and first_bin), so indices can be
-// computed while scanning (FloatBinIndicesAndRange), block by block, each block checked before it is
-// counted. Returns false, having changed nothing, at the first block with a value outside or not
-// finite; Add then takes the two-pass path. REQUIRES: count_ > 0, FloatGrid(), n <= 2^31.
+// [min(), max()]: then the grid does not change (Widen would keep e and first_bin), so the values can be
+// counted while scanning (CountBins), block by block, each block's range checked after it is counted
+// (CountBins never writes outside the counters, whatever the values). Returns false, having taken back
+// what it counted (every counter of the bins cleared), at the first block with a value outside
+// [min(), max()] or NaN; Add then takes the two-pass path. REQUIRES: count_ > 0, FloatGrid(), n <= 2^31.
 bool Histogram::AddInGrid(const float* values, size_t n) {
   const int nb = num_bins();
   size_t stride, copies;
   uint32_t* c = Counters(&stride, &copies);
-  int32_t idx[kBlock];
   const float scale = std::ldexp(1.0f, -exponent_);
   const float inf = std::numeric_limits<float>::infinity();
   float mn = inf, mx = -inf;
   uint64_t zeros = 0;
   for (size_t start = 0; start < n; start += kBlock) {
     const size_t len = std::min(kBlock, n - start);
-    const IndexedRange r = FloatBinIndicesAndRange(values + start, len, scale, static_cast<int32_t>(first_bin_), nb, idx);
+    const IndexedRange r = CountBins(values + start, len, scale, static_cast<int32_t>(first_bin_), nb, c, stride, copies);
     if (r.has_nan || r.min < min_ || r.max > max_) {
-      if (start > 0) {  // take back the blocks counted so far
-        const auto range = BinRange(mn, mx);
-        for (size_t k = 0; k < copies; ++k) std::fill(c + k * stride + range.first, c + k * stride + range.second + 1, 0u);
-      }
+      for (size_t k = 0; k < copies; ++k) std::fill(c + k * stride, c + k * stride + static_cast<size_t>(nb), 0u);
       return false;
     }
-    Count(idx, len, c, stride, copies);
     mn = std::min(mn, r.min);
     mx = std::max(mx, r.max);
     zeros += r.zeros;

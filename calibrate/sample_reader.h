@@ -33,7 +33,8 @@ struct SampleOptions {
 // axis 0 (test_data_set samples only while their other dims agree); otherwise one sample per run.
 // Open checks names, dtypes, ranks, fixed dims, symbolic dims shared between inputs and sample counts
 // before any data is read, and throws an input error naming the file, the input and what was expected.
-// Memory: .npy files are read a batch of rows at a time; an .npz entry is inflated whole when first used.
+// Memory: .npy files are read through a read-ahead buffer of at most 256 KiB (or one batch, when
+// larger) per input; an .npz entry is inflated whole when first used.
 class SampleReader {
  public:
   static SampleReader Open(const Graph& graph, const std::string& data_path, const SampleOptions& options);
@@ -59,6 +60,7 @@ class SampleReader {
  private:
   SampleReader();
   int64_t SampleAt(int64_t j) const { return shard_index_ + j * shard_count_; }  // j-th selected sample
+  static void ReadNpyData(Input* in, int64_t src, int64_t len, char* dst);
 
   std::vector<std::unique_ptr<Input>> inputs_;  // in graph input order
   std::vector<std::string> folders_;            // test_data_set_* layout: one folder per sample

@@ -1,5 +1,5 @@
 // Tests that Histogram::Add's one-pass path (values inside the current range), its fallback and the
-// two-pass path give the same exact bins, and that the fused index kernels agree with FloatBinIndices.
+// two-pass path give the same exact bins, and that CountBins agrees with the exact formula on every path.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -110,42 +110,95 @@ TEST(HistogramAddPaths, BinCountsTakenInTurnOnOneThreadStayExact) {
   }
 }
 
-TEST(HistogramAddPaths, FusedIndicesAgreeWithFloatBinIndicesOnEveryPath) {
+// CountBins on every instruction set against the exact double formula: bin edges (ties), -0, tiny
+// negatives that underflow, NaN, +-Inf, values outside the grid on both sides and far away, lengths
+// that leave every tail, one and two counter copies. Bins must match exactly; the rest goes to spares.
+TEST(HistogramAddPaths, CountBinsMatchesTheExactFormulaOnEveryInstructionSet) {
   std::mt19937 rng(5);
   std::normal_distribution<float> normal(0.0f, 1.0f);
+  const int32_t nb = 2048;
   for (int e : {-20, -8, 0, 3}) {
     const float scale = std::ldexp(1.0f, -e);
-    std::vector<float> v(1000 + static_cast<size_t>(e + 20));  // odd tails too
+    const float width = std::ldexp(1.0f, e);
+    const int32_t first = -1000;  // the grid covers [-1000 w, 1048 w)
+    std::vector<float> v(1000 + static_cast<size_t>(e + 20) * 3);  // odd tails too
     for (size_t i = 0; i < v.size(); ++i) {
-      v[i] = i % 13 == 0 ? 0.0f : i % 17 == 0 ? -1e-45f : normal(rng) * std::ldexp(200.0f, e);
+      const int k = static_cast<int>(i % 29);
+      v[i] = k == 0 ? 0.0f : k == 1 ? -0.0f : k == 2 ? -1e-45f : k == 3 ? 1e-45f
+           : k == 4 ? width * static_cast<float>(static_cast<int>(i % 2000) - 1000)  // exactly on a bin edge
+           : k == 5 ? kNaN : k == 6 ? (i % 2 ? kInf : -kInf)
+           : k == 7 ? width * (1048.0f + static_cast<float>(i % 5))                 // just past the top
+           : k == 8 ? -width * (1001.0f + static_cast<float>(i % 5))                // just below the bottom
+           : k == 9 ? (i % 2 ? 3e38f : -3e38f)                                     // far outside
+           : normal(rng) * 300.0f * width;
     }
+    std::vector<uint32_t> want(nb, 0);
     float mn = kInf, mx = -kInf;
     uint32_t zeros = 0;
     for (float x : v) {
-      mn = std::min(mn, x);
-      mx = std::max(mx, x);
+      if (x == x) {
+        mn = std::min(mn, x);
+        mx = std::max(mx, x);
+      }
       zeros += x == 0.0f;
+      if (!std::isfinite(x) || x == 0.0f) continue;
+      const int64_t j = static_cast<int64_t>(std::floor(std::ldexp(static_cast<double>(x), -e))) - first;
+      if (j >= 0 && j < nb) ++want[static_cast<size_t>(j)];
     }
-    const int32_t first = static_cast<int32_t>(std::floor(std::ldexp(static_cast<double>(mn), -e)));
-    std::vector<int32_t> want(v.size()), avx(v.size()), sse(v.size());
-    FloatBinIndices(v.data(), v.size(), scale, first, 2048, true, want.data());
-    for (bool allow_avx2 : {true, false}) {
-      std::vector<int32_t>& got = allow_avx2 ? avx : sse;
-      const IndexedRange r = FloatBinIndicesAndRange(v.data(), v.size(), scale, first, 2048, got.data(), allow_avx2);
-      EXPECT_EQ(got, want) << "e " << e << " avx2 " << allow_avx2;
-      EXPECT_EQ(r.min, mn);
-      EXPECT_EQ(r.max, mx);
-      EXPECT_EQ(r.zeros, zeros);
-      EXPECT_FALSE(r.has_nan);
+    for (BinIsa isa : {BinIsa::kBest, BinIsa::kAvx512, BinIsa::kAvx2, BinIsa::kSse2, BinIsa::kScalar}) {
+      for (size_t copies : {1, 2}) {
+        const size_t stride = nb + 4 + 3;
+        std::vector<uint32_t> c(stride * copies, 0);
+        const IndexedRange r = CountBins(v.data(), v.size(), scale, first, nb, c.data(), stride, copies, isa);
+        std::vector<uint32_t> got(nb, 0);
+        uint64_t total = 0;
+        for (size_t k = 0; k < copies; ++k) {
+          for (size_t j = 0; j < stride; ++j) {
+            if (j < static_cast<size_t>(nb)) got[j] += c[k * stride + j];
+            EXPECT_TRUE(j < static_cast<size_t>(nb) + 4 || c[k * stride + j] == 0) << "wrote past the spares";
+            total += c[k * stride + j];
+          }
+        }
+        const std::string where = "e " + std::to_string(e) + " isa " + std::to_string(static_cast<int>(isa)) +
+                                  " copies " + std::to_string(copies);
+        EXPECT_EQ(got, want) << where;
+        EXPECT_EQ(total, v.size()) << where;
+        EXPECT_EQ(r.min, mn) << where;
+        EXPECT_EQ(r.max, mx) << where;
+        EXPECT_EQ(r.zeros, zeros) << where;
+        EXPECT_TRUE(r.has_nan) << where;
+      }
     }
-    v[v.size() / 3] = kNaN;
-    v[v.size() - 1] = kInf;
-    for (bool allow_avx2 : {true, false}) {
-      const IndexedRange r = FloatBinIndicesAndRange(v.data(), v.size(), scale, first, 2048, avx.data(), allow_avx2);
-      EXPECT_TRUE(r.has_nan);
-      EXPECT_EQ(r.max, kInf);
+    // Without NaN, has_nan stays false on every path.
+    for (float& x : v) x = x == x ? x : 1.0f;
+    for (BinIsa isa : {BinIsa::kAvx512, BinIsa::kAvx2, BinIsa::kSse2, BinIsa::kScalar}) {
+      std::vector<uint32_t> c(2 * (nb + 4), 0);
+      EXPECT_FALSE(CountBins(v.data(), v.size(), scale, first, nb, c.data(), nb + 4, 2, isa).has_nan);
     }
   }
+}
+
+// A value outside the range seen so far in a late block of a one-pass call, on a histogram whose values
+// pile up on bin edges: the take-back leaves the same bins as adding the values in one call.
+TEST(HistogramAddPaths, RangeGrowthMidCallOnBinEdgesStaysExact) {
+  Histogram h;
+  std::vector<float> all;
+  std::vector<float> first = {-2.0f, 2.0f};
+  h.Add(first);
+  all = first;
+  for (int call = 0; call < 40; ++call) {
+    std::vector<float> v(3000 + static_cast<size_t>(call) * 37);
+    for (size_t i = 0; i < v.size(); ++i) v[i] = std::ldexp(static_cast<float>(static_cast<int>(i % 2001) - 1000), -9);
+    if (call % 5 == 2) v[v.size() - 1 - static_cast<size_t>(call)] = 2.5f + static_cast<float>(call);  // past max
+    if (call % 7 == 3) v[2500] = -3.0f - static_cast<float>(call);                                    // past min
+    if (call % 11 == 4) v[1500] = kNaN;
+    h.Add(v);
+    all.insert(all.end(), v.begin(), v.end());
+  }
+  ExpectExactBins(h, all);
+  Histogram once;
+  once.Add(all);
+  EXPECT_TRUE(h == once);
 }
 
 }  // namespace

@@ -177,6 +177,34 @@ TEST(SampleReader, ShardsCoverEverySelectedSampleExactlyOnce) {
   }
 }
 
+// Files larger than the 1 MiB read-ahead: batches and shards that straddle its boundary, rows wider than
+// it, and a Rewind after the end all give every row's exact values.
+TEST(SampleReader, ReadAheadBoundariesGiveEveryRowExactly) {
+  TempDir d;
+  for (int64_t cols : {1000, 300000}) {  // a row of 4000 bytes (a 256 KiB boundary falls inside one), 1.2 MB
+    const int64_t rows = cols == 1000 ? 700 : 3;
+    WriteNpy(d / "x.npy", Rows(rows, cols));
+    for (int64_t batch : {1, 3, 64}) {
+      for (int64_t count : {1, 3}) {
+        SampleReader r = SampleReader::Open(Model({In("x", DataType::kFloat, {-1, cols})}), d.str(), {-1, batch, count - 1, count});
+        for (int pass = 0; pass < 2; ++pass) {
+          std::map<std::string, Tensor> b;
+          int64_t n = 0, row = count - 1;
+          while (r.Next(&b, &n)) {
+            const float* v = b.at("x").data<float>();
+            for (int64_t i = 0; i < n; ++i, row += count) {
+              ASSERT_EQ(v[i * cols], static_cast<float>(100 * row)) << cols << " " << batch << " " << count;
+              ASSERT_EQ(v[i * cols + cols - 1], static_cast<float>(100 * row + cols - 1));
+            }
+          }
+          EXPECT_GE(row, rows) << "every selected row was read";
+          r.Rewind();
+        }
+      }
+    }
+  }
+}
+
 TEST(SampleReader, InputNamesWithSlashColonAndDotUseSanitizedFileNames) {
   TempDir d;
   WriteNpy(d / "a_b_c.d.npy", Rows(2, 2));
