@@ -1,6 +1,7 @@
 // RunCalibrationStage: the streaming pass with progress, the range choice, warnings, provenance.
 #include "cli/calibration_stage.h"
 
+#include <time.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -14,6 +15,15 @@
 #include "runtime/threading.h"
 
 namespace ptq {
+namespace {
+
+double ProcessCpuSeconds() {
+  timespec t{};
+  ::clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
+}
+
+}  // namespace
 
 CalibrationStage RunCalibrationStage(const ConfigFile& config, const CalibrationConfig& cal,
                                      const SampleOptions& options, const std::string& shard, bool quiet) {
@@ -22,6 +32,7 @@ CalibrationStage RunCalibrationStage(const ConfigFile& config, const Calibration
   SampleReader reader = SampleReader::Open(graph, cal.data, options);
   const bool show = !quiet && ::isatty(2);
   const auto t0 = std::chrono::steady_clock::now();
+  const double cpu0 = ProcessCpuSeconds();
   auto progress = [&](int64_t done, int64_t total) {
     if (!show) return;
     const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -37,6 +48,7 @@ CalibrationStage RunCalibrationStage(const ConfigFile& config, const Calibration
   if (collect.background) SetNumThreads(threads);
   CalibrationStage stage;
   stage.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  stage.cpu_seconds = ProcessCpuSeconds() - cpu0;
   if (show) std::fprintf(stderr, "\n");
   ChooseQuantization(graph, cal.options, &result);
   if (!quiet) {

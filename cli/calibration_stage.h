@@ -13,7 +13,8 @@ struct CalibrationStage {
   std::string table;   // the calibration table (JSON text, as written to disk)
   int64_t samples = 0;
   size_t tensors = 0;
-  double seconds = 0;  // the statistics pass
+  double seconds = 0;      // the statistics pass, wall time
+  double cpu_seconds = 0;  // the statistics pass, CPU time of all of ptq's threads
 };
 
 // Runs the float model over cal.data with `options` (max_samples, batch_size, shard); with more than one

@@ -60,9 +60,10 @@ int CalibrateCommand(int argc, char** argv) {
   const CalibrationStage stage = RunCalibrationStage(config, cal, so, args.Get("shard", ""), args.Has("quiet"));
   WriteFileAtomic(out, stage.table);
   if (!args.Has("quiet")) {
-    std::printf("calibrated %zu tensors on %lld samples in %.3f s (%.4f ms/sample) -> %s\n", stage.tensors,
-                static_cast<long long>(stage.samples), stage.seconds,
-                stage.samples > 0 ? 1e3 * stage.seconds / static_cast<double>(stage.samples) : 0.0, out.c_str());
+    const double per = stage.samples > 0 ? 1e3 / static_cast<double>(stage.samples) : 0.0;
+    std::printf("calibrated %zu tensors on %lld samples in %.3f s (%.4f ms/sample, CPU %.4f ms/sample) -> %s\n",
+                stage.tensors, static_cast<long long>(stage.samples), stage.seconds, per * stage.seconds,
+                per * stage.cpu_seconds, out.c_str());
   }
   return 0;
 }
