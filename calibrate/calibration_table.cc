@@ -70,6 +70,11 @@ CalibrationResult CalibrationTableFromJson(const nlohmann::json& j, const std::s
   r.samples = JsonInteger(JsonField(j, "samples", where), "samples", where, 0, INT64_MAX);
   const nlohmann::json& tensors = JsonField(j, "tensors", where);
   if (!tensors.is_object()) ThrowInputError(where, ": 'tensors' must be an object");
+  // The histograms' counters are allocated as the table is read: ptq's own tables (2048 bins per tensor)
+  // always fit this budget; a small hand-made table cannot claim gigabytes with a few large num_bins.
+  const uint64_t histogram_budget = std::min<uint64_t>(
+      static_cast<uint64_t>(MaxTensorBytes()),
+      (uint64_t{256} << 20) + tensors.size() * Histogram::kDefaultBins * sizeof(uint64_t));
   uint64_t histogram_bytes = 0;
   for (const auto& item : tensors.items()) {
     const std::string w = where + ": tensor '" + item.key() + "'";
@@ -96,8 +101,9 @@ CalibrationResult CalibrationTableFromJson(const nlohmann::json& j, const std::s
       if (bins != stats.end() && bins->is_number_integer() && (bins->is_number_unsigned() || bins->get<int64_t>() > 0)) {
         const uint64_t n = bins->is_number_unsigned() ? bins->get<uint64_t>() : static_cast<uint64_t>(bins->get<int64_t>());
         histogram_bytes += std::min<uint64_t>(n, uint64_t{1} << 40) * sizeof(uint64_t);
-        if (histogram_bytes > static_cast<uint64_t>(MaxTensorBytes())) {
-          ThrowInputError(w, ": the table's histograms need more than the memory limit of ", MaxTensorBytes(), " bytes");
+        if (histogram_bytes > histogram_budget) {
+          ThrowInputError(w, ": the table's histograms need more than the limit of ", histogram_budget,
+                          " bytes (256 MiB plus 2048 bins per tensor)");
         }
       }
       t.histogram = Histogram::FromJson(stats, w + " stats");
@@ -111,6 +117,7 @@ CalibrationResult ReadCalibrationTable(const std::string& path, TableProvenance*
   constexpr int64_t kMaxTableBytes = int64_t{1} << 30;
   JsonLimits limits;
   limits.max_bytes = kMaxTableBytes;
+  limits.max_values = int64_t{1} << 26;  // ~32,000 tensors with full 2048-bin histograms
   const nlohmann::json j = ParseJsonText(ReadFileToString(path, kMaxTableBytes), path, ErrorKind::kInput, limits);
   return CalibrationTableFromJson(j, path, provenance);
 }

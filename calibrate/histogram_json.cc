@@ -62,7 +62,7 @@ Histogram Histogram::FromJson(const nlohmann::json& j, const std::string& where)
     return static_cast<float>(d);
   };
   const uint64_t num_bins = get_count("num_bins");
-  if (num_bins < 2 || num_bins > (1u << 24)) fail("num_bins", "must be in [2, 16777216]");
+  if (num_bins < 2 || num_bins > (1u << 16)) fail("num_bins", "must be in [2, 65536]");
   Histogram h(static_cast<int>(num_bins));
   h.count_ = get_count("count");
   h.zero_count_ = get_count("zeros");

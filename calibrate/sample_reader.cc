@@ -369,10 +369,17 @@ Tensor Concat(const std::vector<Tensor>& parts) {
 
 // Copies `len` data bytes of an .npy input from data offset `src` to dst, through a read-ahead buffer of
 // up to kReadAhead bytes: one read (system call) per kReadAhead bytes rather than per batch. The buffer
-// is a tensor's (runtime/buffer_pool.h: no page fault per 4 KiB of it), allocated once unless a batch
-// is larger.
-void SampleReader::ReadNpyData(Input* in, int64_t src, int64_t len, char* dst) {
+// is a tensor's (runtime/buffer_pool.h: no page fault per 4 KiB of it), allocated once. Reads of
+// kReadAhead bytes or more (large batches), and reads of a shard whose next sample lies beyond the
+// read-ahead (every N-th sample of large samples), go straight to dst.
+void SampleReader::ReadNpyData(Input* in, int64_t src, int64_t len, char* dst) const {
   constexpr int64_t kReadAhead = int64_t{256} << 10;
+  if (len >= kReadAhead || len * shard_count_ > kReadAhead) {
+    in->file->clear();
+    in->file->seekg(in->data_offset + src);
+    if (!in->file->read(dst, len)) ThrowInputError(in->what, ": short read (was the file changed?)");
+    return;
+  }
   if (src < in->ahead_start || src + len > in->ahead_start + in->ahead_bytes) {
     const int64_t want = std::max(len, std::min(kReadAhead, in->data_bytes - src));
     if (static_cast<int64_t>(in->ahead.nbytes()) < want) {

@@ -60,7 +60,7 @@ class SampleReader {
  private:
   SampleReader();
   int64_t SampleAt(int64_t j) const { return shard_index_ + j * shard_count_; }  // j-th selected sample
-  static void ReadNpyData(Input* in, int64_t src, int64_t len, char* dst);
+  void ReadNpyData(Input* in, int64_t src, int64_t len, char* dst) const;
 
   std::vector<std::unique_ptr<Input>> inputs_;  // in graph input order
   std::vector<std::string> folders_;            // test_data_set_* layout: one folder per sample

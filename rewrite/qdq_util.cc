@@ -59,6 +59,9 @@ Tensor QuantizeWeight(const Tensor& w, const TensorQuant& q, const std::string& 
 }
 
 Tensor QuantizeBiasTensor(const Tensor& bias, float input_scale, const std::vector<float>& weight_scales) {
+  PTQ_ENFORCE(bias.dtype() == DataType::kFloat && (weight_scales.size() == 1 ||
+                                                    static_cast<int64_t>(weight_scales.size()) == bias.size()),
+              "bias of shape ", ShapeToString(bias.shape()), " does not match ", weight_scales.size(), " weight scales");
   Tensor out(DataType::kInt32, bias.shape());
   const float* b = bias.data<float>();
   for (int64_t i = 0; i < bias.size(); ++i) {

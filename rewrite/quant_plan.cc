@@ -219,6 +219,15 @@ QuantPlan MakeQuantPlan(const RewriteGraph& g, const onnx::ModelProto& model, co
           plan.skipped.push_back(label + ": its bias is not a constant");
           continue;
         }
+        // The bias is quantized with one weight scale per output channel: it must be float [M] for a
+        // weight [M, C/group, ...] (the runtime would refuse another shape; a table cannot fix it).
+        const onnx::TensorProto& bt = g.Initializer(n.input(2));
+        const onnx::TensorProto& wt = g.Initializer(n.input(1));
+        if (bt.data_type() != onnx::TensorProto::FLOAT || bt.dims_size() != 1 || wt.dims_size() < 1 ||
+            bt.dims(0) != wt.dims(0)) {
+          plan.skipped.push_back(label + ": its bias is not a float vector with one value per output channel");
+          continue;
+        }
         nq.inputs[2] = InputRole::kBias;
       }
       nq.why = "conv";

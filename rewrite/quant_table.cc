@@ -31,6 +31,7 @@ QuantTable ReadQuantTable(const std::string& path) {
 QuantTable ParseQuantTable(const std::string& text, const std::string& path) {
   JsonLimits limits;
   limits.max_bytes = kMaxTableBytes;
+  limits.max_values = int64_t{1} << 26;  // ~32,000 tensors with full 2048-bin histograms
   const nlohmann::json j = ParseJsonText(text, path, ErrorKind::kInput, limits);
   QuantTable t;
   t.file_sha256 = Sha256Hex(text);

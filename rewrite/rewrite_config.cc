@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <regex>
 
 #include "runtime/error.h"
@@ -111,10 +112,24 @@ RewriteConfig ParseRewriteConfig(const nlohmann::json& config) {
   return c;
 }
 
+namespace {
+
+// The compiled form of `pattern`, compiled once per thread (IsExcluded is asked for every node).
+const std::regex& CompiledRegex(const std::string& pattern) {
+  thread_local std::map<std::string, std::regex> cache;
+  auto it = cache.find(pattern);
+  if (it == cache.end()) it = cache.emplace(pattern, MakeRegex(pattern)).first;
+  return it->second;
+}
+
+}  // namespace
+
 bool IsExcluded(const RewriteConfig& c, const std::string& node_name) {
   for (const auto& e : c.exclude_nodes) {
     if (e.size() >= 2 && e.front() == '/' && e.back() == '/') {
-      if (node_name.size() <= kMaxRegexSubject && std::regex_search(node_name, MakeRegex(e.substr(1, e.size() - 2)))) return true;
+      if (node_name.size() <= kMaxRegexSubject && std::regex_search(node_name, CompiledRegex(e.substr(1, e.size() - 2)))) {
+        return true;
+      }
     } else if (e == node_name) {
       return true;
     }

@@ -50,14 +50,25 @@ void RefuseForeignTable(const onnx::ModelProto& m, const QuantTable& table) {
   ThrowInputError("the calibration table names none of the model's tensors: it was made for another model");
 }
 
-// Initializers stored in external files are read into the model, so the output does not depend on
-// files beside the input model.
+// Reads `t` from its external file into the proto (the same path rule as loading: model_dir only).
+void InlineTensor(onnx::TensorProto* t, const std::string& model_dir, const std::string& what) {
+  if (t->data_location() != onnx::TensorProto::EXTERNAL) return;
+  const Tensor v = TensorFromProto(*t, model_dir, what);
+  const std::string name = t->name();
+  TensorToProto(v, name, t);
+}
+
+// Initializers and tensor attributes (Constant nodes) stored in external files are read into the model,
+// so the output does not depend on files beside the input model (and ONNX's checker, which resolves
+// external locations against the current folder, does not look for them).
 void InlineExternalData(onnx::ModelProto* m, const std::string& model_dir) {
-  for (auto& t : *m->mutable_graph()->mutable_initializer()) {
-    if (t.data_location() != onnx::TensorProto::EXTERNAL) continue;
-    const Tensor v = TensorFromProto(t, model_dir, "initializer '" + t.name() + "'");
-    const std::string name = t.name();
-    TensorToProto(v, name, &t);
+  for (auto& t : *m->mutable_graph()->mutable_initializer()) InlineTensor(&t, model_dir, "initializer '" + t.name() + "'");
+  for (auto& n : *m->mutable_graph()->mutable_node()) {
+    for (auto& a : *n.mutable_attribute()) {
+      const std::string what = "attribute '" + a.name() + "' of node '" + n.name() + "'";
+      if (a.has_t()) InlineTensor(a.mutable_t(), model_dir, what);
+      for (auto& t : *a.mutable_tensors()) InlineTensor(&t, model_dir, what);
+    }
   }
 }
 

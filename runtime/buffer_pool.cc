@@ -12,17 +12,6 @@
 #include <sys/mman.h>
 #endif
 
-// Under AddressSanitizer every buffer is freed at once, so that a use after free is still reported.
-#if defined(__SANITIZE_ADDRESS__)
-#define PTQ_POOL_BUFFERS 0
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define PTQ_POOL_BUFFERS 0
-#endif
-#endif
-#ifndef PTQ_POOL_BUFFERS
-#define PTQ_POOL_BUFFERS 1
-#endif
 
 namespace ptq {
 namespace {
@@ -90,7 +79,7 @@ void* CarveLocked(Pool& pool, size_t bytes) {
 }  // namespace
 
 void* AcquireBuffer(size_t bytes) {
-  if (PTQ_POOL_BUFFERS && bytes <= kMaxPooledBufferBytes) {
+  if (kBufferPoolEnabled && bytes <= kMaxPooledBufferBytes) {
     Pool& pool = GlobalPool();
     std::lock_guard<std::mutex> lock(pool.mutex);
     auto it = pool.free_lists.find(bytes);
@@ -113,7 +102,7 @@ void* AcquireBuffer(size_t bytes) {
 
 void ReleaseBuffer(void* buffer, size_t bytes) {
   if (buffer == nullptr) return;
-  if (PTQ_POOL_BUFFERS && bytes <= kMaxPooledBufferBytes) {
+  if (kBufferPoolEnabled && bytes <= kMaxPooledBufferBytes) {
     Pool& pool = GlobalPool();
     std::lock_guard<std::mutex> lock(pool.mutex);
     if (bytes <= kMaxArenaBufferBytes && InArena(pool, buffer)) {

@@ -19,6 +19,21 @@ void* AcquireBuffer(size_t bytes);
 // Thread-safe. Builds with AddressSanitizer never cache nor carve (use after free stays detectable).
 void ReleaseBuffer(void* buffer, size_t bytes);
 
+// Under AddressSanitizer (gcc's or clang's) every buffer is freed at once, so that a use after free is
+// still reported: nothing is cached or carved.
+#if defined(__SANITIZE_ADDRESS__)
+#define PTQ_ASAN_BUILD 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define PTQ_ASAN_BUILD 1
+#endif
+#endif
+#ifdef PTQ_ASAN_BUILD
+constexpr bool kBufferPoolEnabled = false;
+#else
+constexpr bool kBufferPoolEnabled = true;
+#endif
+
 constexpr size_t kMaxBuffersPerSize = 8;
 constexpr size_t kMaxCachedBytes = size_t{256} << 20;
 // Buffers larger than this bypass the cache.

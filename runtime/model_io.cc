@@ -25,49 +25,85 @@ constexpr int kRecursionLimit = 100;
 constexpr int64_t kMessageCost = 64;
 constexpr int64_t kStringCost = 40;
 
+// Parsed bytes per wire byte of a packed repeated scalar field: fixed-width values take as many bytes
+// parsed as on the wire; varints at least one wire byte per 4- or 8-byte element.
+int64_t PackedCostPerWireByte(const google::protobuf::FieldDescriptor* f) {
+  using google::protobuf::FieldDescriptor;
+  switch (f->type()) {
+    case FieldDescriptor::TYPE_FIXED32:
+    case FieldDescriptor::TYPE_SFIXED32:
+    case FieldDescriptor::TYPE_FLOAT:
+    case FieldDescriptor::TYPE_FIXED64:
+    case FieldDescriptor::TYPE_SFIXED64:
+    case FieldDescriptor::TYPE_DOUBLE:
+    case FieldDescriptor::TYPE_BOOL:
+      return 1;
+    case FieldDescriptor::TYPE_INT32:
+    case FieldDescriptor::TYPE_UINT32:
+    case FieldDescriptor::TYPE_SINT32:
+    case FieldDescriptor::TYPE_ENUM:
+      return 4;
+    default:
+      return 8;
+  }
+}
+
+// The estimate of one message up to its end (the stream's limit or an end of input), or -1 when the bytes
+// are malformed in a way the estimate cannot follow: then the parser refuses them too, and the caller
+// reports them as invalid (failing closed: a malformed prefix never shortens the estimate).
 int64_t EstimateMessage(google::protobuf::io::CodedInputStream* in, const google::protobuf::Descriptor* d, int depth) {
   using google::protobuf::FieldDescriptor;
   using google::protobuf::internal::WireFormatLite;
   int64_t total = kMessageCost + 8 * d->field_count();
-  if (depth > kRecursionLimit) return total;  // the parser refuses it
+  if (depth > kRecursionLimit) return -1;  // the parser refuses it
   while (const uint32_t tag = in->ReadTag()) {
     const FieldDescriptor* f = d->FindFieldByNumber(static_cast<int>(WireFormatLite::GetTagFieldNumber(tag)));
     switch (WireFormatLite::GetTagWireType(tag)) {
       case WireFormatLite::WIRETYPE_VARINT: {
         uint64_t v;
-        if (!in->ReadVarint64(&v)) return total;
+        if (!in->ReadVarint64(&v)) return -1;
         total += 8;
         break;
       }
       case WireFormatLite::WIRETYPE_FIXED64:
-        if (!in->Skip(8)) return total;
+        if (!in->Skip(8)) return -1;
         total += 8;
         break;
       case WireFormatLite::WIRETYPE_FIXED32:
-        if (!in->Skip(4)) return total;
+        if (!in->Skip(4)) return -1;
         total += 8;
         break;
       case WireFormatLite::WIRETYPE_LENGTH_DELIMITED: {
         uint32_t len;
-        if (!in->ReadVarint32(&len) || len > static_cast<uint32_t>(kProtobufLimit)) return total;
+        if (!in->ReadVarint32(&len) || len > static_cast<uint32_t>(kProtobufLimit)) return -1;
         if (f && f->type() == FieldDescriptor::TYPE_MESSAGE) {
           const auto limit = in->PushLimit(static_cast<int>(len));
-          total += 8 + EstimateMessage(in, f->message_type(), depth + 1);
-          if (!in->ConsumedEntireMessage()) return total;
+          const int64_t sub = EstimateMessage(in, f->message_type(), depth + 1);
+          if (sub < 0 || !in->ConsumedEntireMessage()) return -1;
           in->PopLimit(limit);
+          total += 8 + sub;
         } else {
-          // A string or bytes value, or a packed repeated scalar (each wire byte at most 8 bytes parsed).
-          const bool packed_varints = f && f->is_repeated() && f->type() != FieldDescriptor::TYPE_STRING &&
-                                      f->type() != FieldDescriptor::TYPE_BYTES;
-          total += packed_varints ? 8 * static_cast<int64_t>(len) : kStringCost + len;
-          if (!in->Skip(static_cast<int>(len))) return total;
+          // A string or bytes value (unknown fields are kept as bytes), or a packed repeated scalar.
+          const bool packed = f && f->is_repeated() && f->type() != FieldDescriptor::TYPE_STRING &&
+                              f->type() != FieldDescriptor::TYPE_BYTES;
+          total += packed ? PackedCostPerWireByte(f) * static_cast<int64_t>(len) : kStringCost + len;
+          if (!in->Skip(static_cast<int>(len))) return -1;
         }
         break;
       }
-      default: return total;  // groups and invalid wire types: the parser refuses them
+      case WireFormatLite::WIRETYPE_START_GROUP: {
+        // Groups are not in onnx.proto, but the parser keeps them as unknown fields, one 16-byte entry
+        // per field inside: charged 16 bytes per wire byte.
+        const int start = in->CurrentPosition();
+        if (!WireFormatLite::SkipField(in, tag)) return -1;
+        total += kStringCost + 16 * static_cast<int64_t>(in->CurrentPosition() - start);
+        break;
+      }
+      default:
+        return -1;  // an end-group tag outside a group or an invalid wire type: the parser refuses it
     }
   }
-  return total;
+  return in->ConsumedEntireMessage() ? total : -1;
 }
 
 }  // namespace
@@ -83,6 +119,9 @@ void ParseModelProto(const std::string& bytes, const std::string& source, onnx::
     ThrowInputError(source, ": ", bytes.size(), " bytes is over protobuf's 2 GiB limit (keep weights in external data)");
   }
   const int64_t need = EstimateParsedBytes(bytes, onnx::ModelProto::descriptor());
+  if (need < 0) {
+    ThrowInputError(source, ": not a valid ONNX model (the protobuf could not be parsed; is the file truncated?)");
+  }
   if (need > MaxModelBytes()) {
     ThrowInputError(source, ": the model would need about ", need, " bytes of memory once parsed, more than the memory limit of ",
                     MaxModelBytes(), " bytes");

@@ -23,7 +23,8 @@ void ParseModelProto(const std::string& bytes, const std::string& source, onnx::
 
 // Heap bytes a serialized message of type `descriptor` would take once parsed, estimated from its wire
 // bytes without allocating: every nested message, string and repeated element is counted with its
-// in-memory cost (a 2-byte wire entry can cost 30 bytes parsed). Malformed bytes end the estimate early.
+// in-memory cost (a 2-byte wire entry can cost 30 bytes parsed). -1 when the bytes are malformed
+// (truncated, an invalid wire type, nesting over protobuf's recursion limit), which the parser refuses.
 int64_t EstimateParsedBytes(const std::string& bytes, const google::protobuf::Descriptor* descriptor);
 
 // The model's bytes, serialized deterministically (map order fixed): equal models give equal files.

@@ -242,6 +242,7 @@ void TensorToProto(const Tensor& t, const std::string& name, onnx::TensorProto* 
 Tensor ReadTensorProtoFile(const std::string& path, std::string* name) {
   const std::string bytes = ReadFileToString(path, int64_t{2} << 30);
   const int64_t need = EstimateParsedBytes(bytes, onnx::TensorProto::descriptor());
+  if (need < 0) ThrowInputError(path, ": not a valid TensorProto file");
   if (need > MaxTensorBytes() + (int64_t{1} << 20)) {
     ThrowInputError(path, ": the TensorProto would need about ", need, " bytes of memory once parsed, more than the memory limit of ",
                     MaxTensorBytes(), " bytes");

@@ -177,12 +177,15 @@ TEST(SampleReader, ShardsCoverEverySelectedSampleExactlyOnce) {
   }
 }
 
-// Files larger than the 1 MiB read-ahead: batches and shards that straddle its boundary, rows wider than
-// it, and a Rewind after the end all give every row's exact values.
+// Files larger than the 256 KiB read-ahead: batches and shards that straddle its boundary, rows wider
+// than it, reads that bypass it (a batch of 256 KiB or more, a shard whose every N-th row lies beyond it),
+// and a Rewind after the end all give every row's exact values.
 TEST(SampleReader, ReadAheadBoundariesGiveEveryRowExactly) {
   TempDir d;
-  for (int64_t cols : {1000, 300000}) {  // a row of 4000 bytes (a 256 KiB boundary falls inside one), 1.2 MB
-    const int64_t rows = cols == 1000 ? 700 : 3;
+  // Rows of 4000 bytes (a 256 KiB boundary falls inside one), 100 KB (3 of them pass the read-ahead),
+  // 1.2 MB.
+  for (int64_t cols : {1000, 25000, 300000}) {
+    const int64_t rows = cols == 1000 ? 700 : cols == 25000 ? 12 : 3;
     WriteNpy(d / "x.npy", Rows(rows, cols));
     for (int64_t batch : {1, 3, 64}) {
       for (int64_t count : {1, 3}) {

@@ -75,12 +75,27 @@ TEST(CalibrationTableLimits, HistogramMemoryIsHeldToTheTensorLimit) {
   const int64_t saved = MaxTensorBytes();
   SetMaxTensorBytes(int64_t{1} << 20);
   nlohmann::json a = Activation();
-  a["stats"] = {{"num_bins", 1 << 17}, {"count", 0}, {"zeros", 0}, {"nan", 0}, {"pos_inf", 0}, {"neg_inf", 0}};
+  a["stats"] = {{"num_bins", 1 << 16}, {"count", 0}, {"zeros", 0}, {"nan", 0}, {"pos_inf", 0}, {"neg_inf", 0}};
   nlohmann::json j = Table(a);
-  EXPECT_EQ(Read(j), "");  // 2^17 counters of 8 bytes: exactly 1 MiB
-  j["tensors"]["y"] = a;
-  EXPECT_NE(Read(j).find("tensor 'y': the table's histograms need more than the memory limit"), std::string::npos) << Read(j);
+  j["tensors"]["y2"] = a;
+  EXPECT_EQ(Read(j), "");  // 2 x 2^16 counters of 8 bytes: exactly 1 MiB
+  j["tensors"]["y3"] = a;
+  EXPECT_NE(Read(j).find("tensor 'y3': the table's histograms need more than the limit of 1048576 bytes"),
+            std::string::npos) << Read(j);
   SetMaxTensorBytes(saved);
+}
+
+TEST(CalibrationTableLimits, SmallTableCannotClaimGigabytesOfHistograms) {
+  nlohmann::json a = Activation();
+  a["stats"] = {{"num_bins", 1 << 17}, {"count", 0}, {"zeros", 0}, {"nan", 0}, {"pos_inf", 0}, {"neg_inf", 0}};
+  EXPECT_NE(Read(Table(a)).find("field 'num_bins' must be in [2, 65536]"), std::string::npos) << Read(Table(a));
+  // 600 tensors of 2^16 bins (300 MiB of counters from ~60 KB of text) exceed 256 MiB + 2048 bins each.
+  a["stats"]["num_bins"] = 1 << 16;
+  nlohmann::json j = Table(a);
+  for (int i = 0; i < 600; ++i) j["tensors"]["t" + std::to_string(i)] = a;
+  const std::string err = Read(j);
+  EXPECT_NE(err.find("the table's histograms need more than the limit of"), std::string::npos) << err;
+  EXPECT_NE(err.find("(256 MiB plus 2048 bins per tensor)"), std::string::npos) << err;
 }
 
 TEST(CalibrationTableLimits, TableFilesAreCheckedBeforeParsing) {

@@ -10,11 +10,7 @@
 namespace ptq {
 namespace {
 
-#if defined(__SANITIZE_ADDRESS__)
-constexpr bool kPooling = false;
-#else
-constexpr bool kPooling = true;
-#endif
+constexpr bool kPooling = kBufferPoolEnabled;  // off under AddressSanitizer
 
 TEST(BufferPool, BuffersAreAlignedAndReusedBySize) {
   const size_t bytes = 64 * 1001;  // a size no other test uses

@@ -99,12 +99,44 @@ TEST_F(LoadLimits, EstimateCountsTinyRepeatedEntriesAtTheirParsedCost) {
   EXPECT_GT(EstimateParsedBytes(bytes, onnx::ModelProto::descriptor()), int64_t{100000} * 32);
 }
 
-TEST_F(LoadLimits, MalformedBytesEndTheEstimateWithoutError) {
-  for (const std::string& bytes : {std::string("\x3a\xff\xff\xff\xff\x0f", 6), std::string("\x0b"), std::string()}) {
-    EXPECT_GE(EstimateParsedBytes(bytes, onnx::ModelProto::descriptor()), 0);
+TEST_F(LoadLimits, MalformedBytesMakeTheEstimateFailClosed) {
+  // A length past the end, a group never closed, an end-group tag at the top, a zero tag.
+  for (const std::string& bytes : {std::string("\x3a\xff\xff\xff\xff\x0f", 6), std::string("\x0b"),
+                                   std::string("\x08\x07\x0c", 3), std::string("\x08\x07\x00", 3)}) {
+    EXPECT_EQ(EstimateParsedBytes(bytes, onnx::ModelProto::descriptor()), -1);
     onnx::ModelProto m;
-    EXPECT_NE(ErrorOf([&] { ParseModelProto(bytes, "bad.onnx", &m); }), "");
+    EXPECT_NE(ErrorOf([&] { ParseModelProto(bytes, "bad.onnx", &m); }).find("bad.onnx: not a valid ONNX model"),
+              std::string::npos);
   }
+  EXPECT_GT(EstimateParsedBytes("", onnx::ModelProto::descriptor()), 0);  // an empty message is valid
+}
+
+TEST_F(LoadLimits, AnUnknownGroupDoesNotEndTheEstimate) {
+  // libprotobuf keeps a group as an unknown field and parses on: the nodes after it must be counted.
+  onnx::ModelProto many;
+  for (int i = 0; i < 20000; ++i) many.mutable_graph()->add_node();
+  const std::string nodes = many.SerializeAsString();
+  const std::string group("\xbb\x3e\x08\x01\xbc\x3e", 6);  // field 999: start group, {1: 1}, end group
+  const std::string bytes = std::string("\x08\x07", 2) + group + nodes;
+  onnx::ModelProto check;
+  ASSERT_TRUE(check.ParseFromString(bytes));  // the parser accepts it...
+  ASSERT_EQ(check.graph().node_size(), 20000);
+  const int64_t estimate = EstimateParsedBytes(bytes, onnx::ModelProto::descriptor());
+  EXPECT_GT(estimate, EstimateParsedBytes(nodes, onnx::ModelProto::descriptor()));  // ...so the estimate counts on
+  SetMaxModelBytes(estimate / 2);
+  onnx::ModelProto m;
+  EXPECT_NE(ErrorOf([&] { ParseModelProto(bytes, "group.onnx", &m); }).find("group.onnx: the model would need about"),
+            std::string::npos);
+}
+
+TEST_F(LoadLimits, PackedFloatsAreChargedTheirOwnSize) {
+  // float_data is packed fixed32: 4 wire bytes are 4 bytes parsed (not 8 per wire byte).
+  onnx::TensorProto t;
+  for (int i = 0; i < 250000; ++i) t.add_float_data(0.5f);
+  const std::string bytes = t.SerializeAsString();
+  const int64_t estimate = EstimateParsedBytes(bytes, onnx::TensorProto::descriptor());
+  EXPECT_GE(estimate, 1000000);
+  EXPECT_LT(estimate, 1100000);
 }
 
 TEST_F(LoadLimits, TensorProtoFileOverTheTensorLimitIsRefusedBeforeParsing) {

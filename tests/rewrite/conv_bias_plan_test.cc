@@ -1,0 +1,65 @@
+// A Conv whose bias does not hold one float per output channel stays float (with the reason) instead of
+// having its bias quantized with scales it does not have; a well-formed bias is quantized.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "rewrite/rewriter.h"
+#include "tests/runtime/model_builder.h"
+
+namespace ptq {
+namespace {
+
+using testing::ModelBuilder;
+
+Tensor Filled(const Shape& shape, float v) {
+  Tensor t(DataType::kFloat, shape);
+  for (int64_t i = 0; i < t.size(); ++i) t.data<float>()[i] = v * static_cast<float>(i + 1);
+  return t;
+}
+
+TensorQuant Param(const std::string& role, std::vector<float> scales, DataType dtype, int64_t axis = -1) {
+  TensorQuant q;
+  q.role = role;
+  q.dtype = dtype;
+  q.zero_points.assign(scales.size(), 0);
+  q.scales = std::move(scales);
+  q.axis = axis;
+  return q;
+}
+
+// x [1, 1, 4, 4] -> Conv(w [2, 1, 1, 1], b [bias_len]) -> y -> Sigmoid, with a per-channel table for w.
+RewriteInfo RewriteConv(int64_t bias_len) {
+  ModelBuilder m;
+  m.Input("x", DataType::kFloat, {1, 1, 4, 4}).Initializer("w", Filled({2, 1, 1, 1}, 0.5f));
+  m.Initializer("b", Filled({bias_len}, 0.1f));
+  m.Node("Conv", {"x", "w", "b"}, {"y"}, "conv");
+  m.Node("Sigmoid", {"y"}, {"z"}, "sigmoid");  // y is not a graph output: QLinearConv can write it
+  m.Output("z", DataType::kFloat, {1, 2, 4, 4});
+  QuantTable table;
+  table.tensors["x"] = Param("activation", {0.01f}, DataType::kUint8);
+  table.tensors["y"] = Param("activation", {0.02f}, DataType::kUint8);
+  table.tensors["w"] = Param("weight", {0.004f, 0.008f}, DataType::kInt8, 0);
+  RewriteInfo info;
+  RewriteModel(m.model(), ".", table, RewriteConfig(), {}, &info);
+  return info;
+}
+
+TEST(ConvBiasPlan, BiasLongerThanTheOutputChannelsKeepsTheConvFloat) {
+  const RewriteInfo info = RewriteConv(5);
+  ASSERT_EQ(info.skipped.size(), 1u);
+  EXPECT_NE(info.skipped[0].find("its bias is not a float vector with one value per output channel"), std::string::npos)
+      << info.skipped[0];
+  EXPECT_EQ(info.op_counts.count("QLinearConv"), 0u);
+  EXPECT_EQ(info.op_counts.at("Conv"), 1);
+}
+
+TEST(ConvBiasPlan, BiasWithOneValuePerChannelIsQuantized) {
+  const RewriteInfo info = RewriteConv(2);
+  EXPECT_TRUE(info.skipped.empty());
+  ASSERT_EQ(info.op_counts.count("QLinearConv"), 1u);
+  EXPECT_EQ(info.op_counts.at("QLinearConv"), 1);
+}
+
+}  // namespace
+}  // namespace ptq
