@@ -11,21 +11,14 @@
 #include "calibrate/npz_reader.h"
 #include "calibrate/sample_reader.h"
 #include "runtime/npy.h"
+#include "tests/error_of.h"
 
 namespace ptq {
 namespace {
 
 namespace fs = std::filesystem;
 
-std::string ErrorOf(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    EXPECT_EQ(e.kind(), ErrorKind::kInput) << e.what();
-    return e.what();
-  }
-  return "";
-}
+using testing::ErrorOf;
 
 nlohmann::json Table(const nlohmann::json& tensor) {
   return {{"format", "ptq-calibration-table"}, {"version", 1}, {"model_sha256", "m"}, {"config_sha256", "c"},

@@ -10,21 +10,14 @@
 #include "cli/config_file.h"
 #include "rewrite/rewrite_config.h"
 #include "runtime/error.h"
+#include "tests/error_of.h"
 
 namespace ptq {
 namespace {
 
 namespace fs = std::filesystem;
 
-std::string UsageErrorOf(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    EXPECT_EQ(e.kind(), ErrorKind::kUsage) << e.what();
-    return e.what();
-  }
-  return "";
-}
+std::string UsageErrorOf(const std::function<void()>& f) { return testing::ErrorOf(f, ErrorKind::kUsage); }
 
 class ConfigLimits : public ::testing::Test {
  protected:

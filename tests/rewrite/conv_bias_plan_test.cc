@@ -5,6 +5,7 @@
 #include <string>
 
 #include "rewrite/rewriter.h"
+#include "tests/rewrite/tensor_quant_builder.h"
 #include "tests/runtime/model_builder.h"
 
 namespace ptq {
@@ -18,15 +19,7 @@ Tensor Filled(const Shape& shape, float v) {
   return t;
 }
 
-TensorQuant Param(const std::string& role, std::vector<float> scales, DataType dtype, int64_t axis = -1) {
-  TensorQuant q;
-  q.role = role;
-  q.dtype = dtype;
-  q.zero_points.assign(scales.size(), 0);
-  q.scales = std::move(scales);
-  q.axis = axis;
-  return q;
-}
+using testing::Param;
 
 // x [1, 1, 4, 4] -> Conv(w [2, 1, 1, 1], b [bias_len]) -> y -> Sigmoid, with a per-channel table for w.
 RewriteInfo RewriteConv(int64_t bias_len) {

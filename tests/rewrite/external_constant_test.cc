@@ -9,6 +9,7 @@
 #include <string>
 
 #include "rewrite/rewriter.h"
+#include "tests/rewrite/tensor_quant_builder.h"
 #include "tests/runtime/model_builder.h"
 
 namespace ptq {
@@ -17,15 +18,7 @@ namespace {
 namespace fs = std::filesystem;
 using testing::ModelBuilder;
 
-TensorQuant Param(const std::string& role, std::vector<float> scales, DataType dtype, int64_t axis = -1) {
-  TensorQuant q;
-  q.role = role;
-  q.dtype = dtype;
-  q.zero_points.assign(scales.size(), 0);
-  q.scales = std::move(scales);
-  q.axis = axis;
-  return q;
-}
+using testing::Param;
 
 TEST(ExternalConstant, ConstantNodeWeightFromAnExternalFileIsInlinedAndQuantized) {
   const fs::path dir = fs::temp_directory_path() / ("ptq_ext_const_" + std::to_string(::getpid()));

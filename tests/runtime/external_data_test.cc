@@ -10,6 +10,7 @@
 
 #include "runtime/graph.h"
 #include "runtime/tensor_proto.h"
+#include "tests/error_of.h"
 #include "tests/runtime/model_builder.h"
 
 namespace ptq {
@@ -18,15 +19,7 @@ namespace {
 namespace fs = std::filesystem;
 using testing::ModelBuilder;
 
-std::string ErrorOf(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    EXPECT_EQ(e.kind(), ErrorKind::kInput) << e.what();
-    return e.what();
-  }
-  return "";
-}
+using testing::ErrorOf;
 
 // root/model/{weights.bin, sub/deep/nested.bin}, root/secret.bin, and links made by the tests.
 class ExternalDataPaths : public ::testing::Test {

@@ -5,19 +5,12 @@
 #include <functional>
 
 #include "runtime/json_fields.h"
+#include "tests/error_of.h"
 
 namespace ptq {
 namespace {
 
-std::string ErrorOf(const std::function<void()>& f, ErrorKind kind = ErrorKind::kInput) {
-  try {
-    f();
-  } catch (const Error& e) {
-    EXPECT_EQ(e.kind(), kind) << e.what();
-    return e.what();
-  }
-  return "";
-}
+using testing::ErrorOf;
 
 std::string Nested(int depth) { return std::string(static_cast<size_t>(depth), '[') + std::string(static_cast<size_t>(depth), ']'); }
 

@@ -12,6 +12,7 @@
 #include "runtime/graph.h"
 #include "runtime/model_io.h"
 #include "runtime/tensor_proto.h"
+#include "tests/error_of.h"
 #include "tests/runtime/model_builder.h"
 
 namespace ptq {
@@ -20,15 +21,7 @@ namespace {
 namespace fs = std::filesystem;
 using testing::ModelBuilder;
 
-std::string ErrorOf(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    EXPECT_EQ(e.kind(), ErrorKind::kInput) << e.what();
-    return e.what();
-  }
-  return "";
-}
+using testing::ErrorOf;
 
 class LoadLimits : public ::testing::Test {
  protected:
