@@ -1,4 +1,4 @@
-// The config's `calibration` section (and the activation/weight types it needs from `quantization`),
+// The config's `calibration` section and the `quantization` section (runtime/quantization_options.h),
 // parsed once into plain structs. Keys and defaults are those of shared/config.md.
 #pragma once
 
@@ -19,7 +19,7 @@ struct CalibrationConfig {
 };
 
 // Parses `config["calibration"]` (unknown keys and wrong types are usage errors naming the key path)
-// and reads quantization.activations / quantization.weights / op_types / attention when present.
+// and the `quantization` section (ParseQuantizationOptions).
 // Relative paths are resolved against `config_dir`.
 CalibrationConfig ParseCalibrationConfig(const nlohmann::json& config, const std::string& config_dir);
 

@@ -11,35 +11,12 @@
 
 namespace ptq {
 
-namespace {
-
-DataType DtypeFromName(const std::string& s, const std::string& where) {
-  for (DataType t : {DataType::kUint8, DataType::kInt8, DataType::kUint16, DataType::kInt16, DataType::kUint4, DataType::kInt4}) {
-    if (DataTypeName(t) == s) return t;
-  }
-  ThrowInputError(where, ": unknown dtype '", s, "'");
-}
-
-TensorRole RoleFromName(const std::string& s, const std::string& where) {
-  for (TensorRole r : {TensorRole::kActivation, TensorRole::kWeight, TensorRole::kSoftmaxOutput}) {
-    if (TensorRoleName(r) == s) return r;
-  }
-  ThrowInputError(where, ": unknown role '", s, "'");
-}
-
-}  // namespace
-
 nlohmann::json CalibrationTableToJson(const CalibrationResult& r, const TableProvenance& p) {
   nlohmann::json tensors = nlohmann::json::object();
   for (const auto& kv : r.tensors) {
     const CalibratedTensor& t = kv.second;
-    nlohmann::json e = {{"role", TensorRoleName(t.role)},
-                        {"dtype", DataTypeName(t.dtype)},
-                        {"range", {t.range_min, t.range_max}},
-                        {"scale", t.scales},
-                        {"zero_point", t.zero_points},
-                        {"shape", t.observed_shape}};
-    if (t.axis >= 0) e["axis"] = t.axis;
+    nlohmann::json e = TableEntryJson(t);
+    e["range"] = {t.range_min, t.range_max};
     if (t.role != TensorRole::kWeight) e["stats"] = t.histogram.ToJson();
     tensors[kv.first] = e;
   }
@@ -56,16 +33,7 @@ nlohmann::json CalibrationTableToJson(const CalibrationResult& r, const TablePro
 }
 
 CalibrationResult CalibrationTableFromJson(const nlohmann::json& j, const std::string& where, TableProvenance* p) {
-  if (JsonStringField(j, "format", where) != "ptq-calibration-table") ThrowInputError(where, ": not a ptq calibration table");
-  const int64_t version = JsonInteger(JsonField(j, "version", where), "version", where, 0, INT32_MAX);
-  if (version != kCalibrationTableVersion) {
-    ThrowInputError(where, ": calibration table version ", version, " (this ptq reads version ", kCalibrationTableVersion, ")");
-  }
-  p->model_digest = JsonStringField(j, "model_sha256", where);
-  p->config_digest = JsonStringField(j, "config_sha256", where);
-  p->method = JsonStringField(j, "method", where);
-  p->percentile = JsonNumberField(j, "percentile", where);
-  p->shard = JsonStringField(j, "shard", where);
+  *p = ParseTableHeader(j, where, true);
   CalibrationResult r;
   r.samples = JsonInteger(JsonField(j, "samples", where), "samples", where, 0, INT64_MAX);
   const nlohmann::json& tensors = JsonField(j, "tensors", where);
@@ -80,20 +48,11 @@ CalibrationResult CalibrationTableFromJson(const nlohmann::json& j, const std::s
     const std::string w = where + ": tensor '" + item.key() + "'";
     const nlohmann::json& e = item.value();
     CalibratedTensor t;
-    t.role = RoleFromName(JsonStringField(e, "role", w), w);
-    t.dtype = DtypeFromName(JsonStringField(e, "dtype", w), w);
+    static_cast<TensorQuant&>(t) = ParseTableEntry(e, w);
     const auto range = JsonFloatList(e, "range", w);
     if (range.size() != 2) ThrowInputError(w, ": 'range' must be [min, max]");
     t.range_min = range[0];
     t.range_max = range[1];
-    t.scales = JsonFloatList(e, "scale", w);
-    for (int64_t z : JsonIntegerList(e, "zero_point", w, INT32_MIN, INT32_MAX)) t.zero_points.push_back(static_cast<int32_t>(z));
-    t.observed_shape = JsonIntegerList(e, "shape", w, 0, INT64_MAX);
-    if (t.scales.empty() || t.scales.size() != t.zero_points.size()) ThrowInputError(w, ": 'scale' and 'zero_point' must have the same non-zero length");
-    for (float s : t.scales) {
-      if (!(s > 0) || !std::isfinite(s)) ThrowInputError(w, ": scale ", s, " is not a positive finite number");
-    }
-    t.axis = e.contains("axis") ? JsonInteger(e.at("axis"), "axis", w, -1, static_cast<int64_t>(t.observed_shape.size()) - 1) : -1;
     if (e.contains("stats")) {
       // Counters are allocated per bin: their total is held to the memory budget before allocating.
       const nlohmann::json& stats = e.at("stats");
@@ -114,12 +73,7 @@ CalibrationResult CalibrationTableFromJson(const nlohmann::json& j, const std::s
 }
 
 CalibrationResult ReadCalibrationTable(const std::string& path, TableProvenance* provenance) {
-  constexpr int64_t kMaxTableBytes = int64_t{1} << 30;
-  JsonLimits limits;
-  limits.max_bytes = kMaxTableBytes;
-  limits.max_values = int64_t{1} << 26;  // ~32,000 tensors with full 2048-bin histograms
-  const nlohmann::json j = ParseJsonText(ReadFileToString(path, kMaxTableBytes), path, ErrorKind::kInput, limits);
-  return CalibrationTableFromJson(j, path, provenance);
+  return CalibrationTableFromJson(ParseTableJson(ReadTableFile(path), path), path, provenance);
 }
 
 void MergeCalibrationResults(CalibrationResult* a, const TableProvenance& pa, const CalibrationResult& b,
@@ -131,7 +85,7 @@ void MergeCalibrationResults(CalibrationResult* a, const TableProvenance& pa, co
     auto it = b.tensors.find(kv.first);
     if (it == b.tensors.end()) ThrowInputError(where_b, ": tensor '", kv.first, "' is missing");
     if (kv.second.role != TensorRole::kWeight) kv.second.histogram.Merge(it->second.histogram);
-    MergeObservedShape(&kv.second.observed_shape, it->second.observed_shape);
+    MergeObservedShape(&kv.second.shape, it->second.shape);
   }
   a->samples += b.samples;
 }

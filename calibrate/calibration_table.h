@@ -11,16 +11,6 @@
 
 namespace ptq {
 
-constexpr int kCalibrationTableVersion = 1;
-
-struct TableProvenance {
-  std::string model_digest;   // sha256 of the model file
-  std::string config_digest;  // sha256 of the calibration-relevant config (not the shard)
-  std::string method;
-  double percentile = 99.999;
-  std::string shard;          // "K/N" or "" for all samples
-};
-
 nlohmann::json CalibrationTableToJson(const CalibrationResult& result, const TableProvenance& provenance);
 
 // Reads a table; throws an input error naming the file and the field on a malformed or newer-version table.

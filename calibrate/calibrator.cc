@@ -13,16 +13,9 @@
 #include "runtime/error.h"
 #include "runtime/quant_math.h"
 #include "runtime/session.h"
+#include "runtime/weight_params.h"
 
 namespace ptq {
-
-std::string TensorRoleName(TensorRole role) {
-  switch (role) {
-    case TensorRole::kWeight: return "weight";
-    case TensorRole::kSoftmaxOutput: return "softmax_output";
-    default: return "activation";
-  }
-}
 
 std::map<std::string, TensorRole> SelectTensors(const Graph& graph, const CalibrationOptions& options) {
   std::map<std::string, TensorRole> selected;
@@ -30,20 +23,21 @@ std::map<std::string, TensorRole> SelectTensors(const Graph& graph, const Calibr
     if (!t.empty() && !graph.constants.count(t) && !selected.count(t)) selected[t] = TensorRole::kActivation;
   };
   for (const Node& n : graph.nodes) {
-    if (!n.domain.empty() || std::find(options.op_types.begin(), options.op_types.end(), n.op_type) == options.op_types.end()) {
-      continue;
+    const QuantOpRule* rule = n.domain.empty() && options.quant.quantizes(n.op_type) ? QuantRuleFor(n.op_type) : nullptr;
+    if (!rule) continue;
+    // The weight input when it is a float constant (a Gather's indices never are a weight); the
+    // activation inputs when they vary.
+    const size_t wi = static_cast<size_t>(rule->weight_input);
+    if (wi < n.inputs.size()) {
+      const auto c = graph.constants.find(n.inputs[wi]);
+      if (c != graph.constants.end() && c->second.dtype() == DataType::kFloat) selected[n.inputs[wi]] = TensorRole::kWeight;
     }
-    // Input 0 is the activation; input 1 is the weight when constant (an activation otherwise).
-    for (size_t i = 0; i < n.inputs.size() && i < 2; ++i) {
-      if (graph.constants.count(n.inputs[i])) {
-        if (i == 1) selected[n.inputs[i]] = TensorRole::kWeight;
-      } else {
-        add_activation(n.inputs[i]);
-      }
+    for (int i : rule->activation_inputs) {
+      if (static_cast<size_t>(i) < n.inputs.size()) add_activation(n.inputs[static_cast<size_t>(i)]);
     }
     if (!n.outputs.empty()) add_activation(n.outputs[0]);
   }
-  if (options.attention) {
+  if (options.quant.attention) {
     for (const AttentionMatch& m : FindAttention(graph)) {
       selected[m.softmax->outputs[0]] = TensorRole::kSoftmaxOutput;
       for (const Node* mm : {m.qk_matmul, m.pv_matmul}) {
@@ -77,7 +71,7 @@ CalibrationResult CollectStatistics(const Graph& graph, SampleReader& samples, c
     if (t.role == TensorRole::kWeight) {
       const Tensor& w = graph.constants.at(kv.first);
       if (w.dtype() == DataType::kFloat) t.histogram.Add(w.data<float>(), static_cast<size_t>(w.size()));
-      t.observed_shape = w.shape();
+      t.shape = w.shape();
     }
   }
   // Tensors that are a rearrangement of another observed tensor: only their shape is recorded during
@@ -119,7 +113,7 @@ CalibrationResult CollectStatistics(const Graph& graph, SampleReader& samples, c
     CalibratedTensor* t = target_of(o);
     if (!t) return;
     if (alias_targets.count(t)) {
-      MergeObservedShape(&t->observed_shape, o.value.shape());  // the worker never touches an alias
+      MergeObservedShape(&t->shape, o.value.shape());  // the worker never touches an alias
     } else if (worker) {
       worker->Push(t, o.value);  // copies the values into a recycled buffer (see stats_worker.h)
     } else {
@@ -141,49 +135,25 @@ CalibrationResult CollectStatistics(const Graph& graph, SampleReader& samples, c
 
 namespace {
 
-// The channel axis of a weight for per-channel quantization: MatMul B [K, N] -> 1 (columns), Gemm B ->
-// 0 with transB else 1, Conv W [M, C/g, ...] -> 0. -1 when the weight has no such axis.
-int64_t ChannelAxis(const Graph& graph, const std::string& weight) {
+// The channel axis of a weight: that of its first quantized consumer (WeightChannelAxis). A consumer
+// that needs another axis gets its own parameters from the rewrite (quant_plan.cc).
+int64_t ChannelAxis(const Graph& graph, const std::string& weight, const CalibrationOptions& o) {
   for (const Node& n : graph.nodes) {
-    if (n.inputs.size() < 2 || n.inputs[1] != weight) continue;
-    const int64_t rank = graph.constants.at(weight).rank();
-    if (n.op_type == "Conv" && rank >= 1) return 0;
-    if (n.op_type == "Gemm" && rank == 2) return n.attrs.GetInt("transB", 0) ? 0 : 1;
-    if (n.op_type == "MatMul" && rank >= 2) return rank - 1;
+    const QuantOpRule* rule = n.domain.empty() && o.quant.quantizes(n.op_type) ? QuantRuleFor(n.op_type) : nullptr;
+    if (!rule || static_cast<size_t>(rule->weight_input) >= n.inputs.size() ||
+        n.inputs[static_cast<size_t>(rule->weight_input)] != weight) {
+      continue;
+    }
+    return WeightChannelAxis(n.op_type, n.attrs.GetInt("transB", 0) != 0, graph.constants.at(weight).rank());
   }
   return -1;
 }
 
 void ChooseWeight(const Graph& graph, const std::string& name, const CalibrationOptions& o, CalibratedTensor* t) {
   const Tensor& w = graph.constants.at(name);
-  t->dtype = o.weight_dtype;
-  // A weight without elements has no channels to scale: it gets one per-tensor scale from the range [0, 0].
-  const int64_t axis = o.per_channel && w.size() > 0 ? ChannelAxis(graph, name) : -1;
-  t->axis = axis;
-  const int64_t channels = axis < 0 ? 1 : w.dim(axis);
-  const int64_t inner = axis < 0 ? 1 : [&] {
-    int64_t s = 1;
-    for (int64_t d = axis + 1; d < w.rank(); ++d) s *= w.dim(d);
-    return s;
-  }();
-  std::vector<float> lo(static_cast<size_t>(channels), 0.0f), hi(static_cast<size_t>(channels), 0.0f);
-  const float* v = w.data<float>();
-  for (int64_t i = 0; i < w.size(); ++i) {
-    const size_t c = axis < 0 ? 0 : static_cast<size_t>((i / inner) % channels);
-    if (std::isfinite(v[i])) {
-      lo[c] = std::min(lo[c], v[i]);
-      hi[c] = std::max(hi[c], v[i]);
-    }
-  }
-  t->scales.clear();
-  t->zero_points.clear();
-  for (size_t c = 0; c < lo.size(); ++c) {
-    const QuantParams p = ChooseQuantParams(lo[c], hi[c], o.weight_dtype, o.weight_symmetric);
-    t->scales.push_back(p.scale);
-    t->zero_points.push_back(p.zero_point);
-  }
-  t->range_min = *std::min_element(lo.begin(), lo.end());
-  t->range_max = *std::max_element(hi.begin(), hi.end());
+  const int64_t axis = o.quant.per_channel ? ChannelAxis(graph, name, o) : -1;
+  static_cast<TensorQuant&>(*t) =
+      ChooseWeightQuant(w, axis, o.quant.weight_dtype, o.quant.weight_symmetric, &t->range_min, &t->range_max);
 }
 
 }  // namespace
@@ -191,18 +161,19 @@ void ChooseWeight(const Graph& graph, const std::string& name, const Calibration
 void ChooseQuantization(const Graph& graph, const CalibrationOptions& o, CalibrationResult* result) {
   const std::unique_ptr<RangeMethod> method = MakeRangeMethod(o.method);
   RangeOptions ro;
-  ro.symmetric = o.activation_symmetric;
+  const QuantRange range = o.quant.activation_range();
+  ro.symmetric = o.quant.activation_symmetric;
   ro.percentile = o.percentile;
-  ro.levels = QuantMax(o.activation_dtype) - QuantMin(o.activation_dtype) + 1;
+  ro.levels = range.levels();
   for (auto& kv : result->tensors) {
     CalibratedTensor& t = kv.second;
     if (t.role == TensorRole::kWeight) {
       const auto w = graph.constants.find(kv.first);
-      if (w == graph.constants.end()) {
-        ThrowInputError("the calibration table names weight '", kv.first, "', which is not a constant of ",
+      if (w == graph.constants.end() || w->second.dtype() != DataType::kFloat) {
+        ThrowInputError("the calibration table names weight '", kv.first, "', which is not a float constant of ",
                         graph.source, ": the table was made for another model");
       }
-      if (w->second.dtype() == DataType::kFloat) ChooseWeight(graph, kv.first, o, &t);
+      ChooseWeight(graph, kv.first, o, &t);
       continue;
     }
     if (t.role == TensorRole::kSoftmaxOutput) {
@@ -217,11 +188,11 @@ void ChooseQuantization(const Graph& graph, const CalibrationOptions& o, Calibra
       t.zero_points = {0};
       continue;
     }
-    t.dtype = o.activation_dtype;
+    t.dtype = o.quant.activation_dtype;
     const Range r = t.histogram.empty() ? Range{0.0f, 0.0f} : method->Choose(t.histogram, ro);
     t.range_min = r.min;
     t.range_max = r.max;
-    const QuantParams p = ChooseQuantParams(r.min, r.max, o.activation_dtype, o.activation_symmetric, o.reduce_range);
+    const QuantParams p = ChooseQuantParams(r.min, r.max, range.qmin, range.qmax, o.quant.activation_symmetric);
     t.scales = {p.scale};
     t.zero_points = {p.zero_point};
   }

@@ -11,36 +11,23 @@
 #include "calibrate/histogram.h"
 #include "calibrate/sample_reader.h"
 #include "runtime/graph.h"
+#include "runtime/quant_table.h"
+#include "runtime/quantization_options.h"
 
 namespace ptq {
-
-enum class TensorRole { kActivation, kWeight, kSoftmaxOutput };
-std::string TensorRoleName(TensorRole role);
 
 struct CalibrationOptions {
   std::string method = "minmax";                  // minmax, percentile, entropy, mse
   double percentile = 99.999;
   bool softmax_calibrated = true;                 // false: the fixed scale 1/256 (ONNX Runtime's choice)
-  DataType activation_dtype = DataType::kUint8;
-  bool activation_symmetric = false;
-  bool reduce_range = false;
-  DataType weight_dtype = DataType::kInt8;
-  bool weight_symmetric = true;
-  bool per_channel = true;
-  std::vector<std::string> op_types = {"MatMul", "Gemm", "Conv"};
-  bool attention = true;
+  QuantizationOptions quant;                      // the config's `quantization` section
 };
 
-// One calibrated tensor.
-struct CalibratedTensor {
-  TensorRole role = TensorRole::kActivation;
+// One calibrated tensor: its quantization (TensorQuant: role, dtype, scales, zero points, axis, the
+// largest observed shape) and what it was chosen from.
+struct CalibratedTensor : TensorQuant {
   Histogram histogram;            // activations and softmax outputs (weights: the values of the weight)
-  Shape observed_shape;           // the largest shape seen, dimension by dimension (see MergeObservedShape)
-  DataType dtype = DataType::kUint8;
   float range_min = 0, range_max = 0;
-  int64_t axis = -1;              // weights per channel: the channel axis; -1 per tensor
-  std::vector<float> scales;      // one per channel, or one
-  std::vector<int32_t> zero_points;
 };
 
 struct CalibrationResult {

@@ -28,7 +28,7 @@ size_t WakeBytes(size_t max_bytes) { return std::min(size_t{256} << 10, max_byte
 
 void FoldObservation(CalibratedTensor* target, const Tensor& value) {
   target->histogram.Add(value.data<float>(), static_cast<size_t>(value.size()));
-  MergeObservedShape(&target->observed_shape, value.shape());
+  MergeObservedShape(&target->shape, value.shape());
 }
 
 StatsWorker::StatsWorker(Fold fold, size_t max_bytes) : fold_(std::move(fold)), max_bytes_(max_bytes) {

@@ -24,7 +24,7 @@ struct StatsJob {
 };
 
 // What CollectStatistics does with an observed float activation, inline or on the worker:
-// target->histogram.Add(values) and MergeObservedShape(&target->observed_shape, shape).
+// target->histogram.Add(values) and MergeObservedShape(&target->shape, shape).
 void FoldObservation(CalibratedTensor* target, const Tensor& value);
 
 // A single consumer thread behind a hand-over queue bounded by bytes.

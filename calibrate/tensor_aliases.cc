@@ -3,11 +3,11 @@
 
 #include <set>
 
+#include "runtime/value_movement.h"
+
 namespace ptq {
 
 std::map<std::string, std::string> FindValueAliases(const Graph& graph, const std::set<std::string>& observed) {
-  static const std::set<std::string> kSameValues = {"Identity", "Reshape", "Flatten", "Squeeze", "Unsqueeze",
-                                                    "Transpose"};
   std::map<std::string, const Node*> producer;
   for (const Node& n : graph.nodes) {
     for (const std::string& o : n.outputs) {
@@ -21,7 +21,7 @@ std::map<std::string, std::string> FindValueAliases(const Graph& graph, const st
       const auto p = producer.find(cur);
       if (p == producer.end()) return "";
       const Node& n = *p->second;
-      if (!n.domain.empty() || !kSameValues.count(n.op_type) || n.inputs.empty() || n.outputs.size() != 1) return "";
+      if (!n.domain.empty() || !RearrangesValues(n.op_type) || n.inputs.empty() || n.outputs.size() != 1) return "";
       cur = n.inputs[0];
       if (cur.empty()) return "";
       if (observed.count(cur)) return cur;

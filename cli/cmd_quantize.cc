@@ -11,11 +11,12 @@
 #include "cli/config_file.h"
 #include "cli/effective_config.h"
 #include "report/html_report.h"
+#include "report/keep_float.h"
 #include "report/report_json.h"
 #include "report/terminal_report.h"
 #include "report/validate.h"
 #include "report/validation_config.h"
-#include "rewrite/quant_table.h"
+#include "runtime/quant_table.h"
 #include "rewrite/rewriter.h"
 #include "runtime/error.h"
 #include "runtime/file_util.h"
@@ -54,23 +55,6 @@ struct Batches {
   }
 };
 
-// The float model's quantizable nodes to exclude so that `tensor` stays float: its producer when that
-// is a MatMul/Gemm/Conv, else the MatMul/Gemm/Conv nodes that read it.
-std::vector<std::string> NodesFor(const Graph& g, const std::string& tensor) {
-  static const std::set<std::string> kOps = {"MatMul", "Gemm", "Conv"};
-  for (const Node& n : g.nodes) {
-    if (kOps.count(n.op_type) && !n.outputs.empty() && n.outputs[0] == tensor) return {n.name};
-  }
-  std::vector<std::string> out;
-  for (const Node& n : g.nodes) {
-    if (!kOps.count(n.op_type)) continue;
-    for (const auto& i : n.inputs) {
-      if (i == tensor) out.push_back(n.name);
-    }
-  }
-  return out;
-}
-
 }  // namespace
 
 int QuantizeCommand(int argc, char** argv) {
@@ -81,7 +65,7 @@ int QuantizeCommand(int argc, char** argv) {
   }
   const ConfigFile config = LoadConfig(args.Require("config"), args.GetAll("set"));
   const CalibrationConfig cal = ParseCalibrationConfig(config.json, config.dir);
-  const RewriteConfig rc = ParseRewriteConfig(config.json);
+  const QuantizationOptions rc = ParseQuantizationOptions(config.json);
   const ValidationConfig val = ParseValidationConfig(config.json, config.dir);
   if (args.Has("print-config")) {
     std::cout << EffectiveConfig(config, cal, rc, val).dump(2) << "\n";
@@ -109,6 +93,7 @@ int QuantizeCommand(int argc, char** argv) {
   const onnx::ModelProto q = RewriteModel(float_proto, ModelFolder(config), table, rc, metadata, &info);
   if (!quiet) {
     for (const auto& s : info.skipped) std::cerr << "ptq: note: stays float: " << s << "\n";
+    for (const auto& w : info.warnings) std::cerr << "ptq: warning: " << w << "\n";
   }
 
   const std::string data = val.data.empty() ? cal.data : val.data;
@@ -121,7 +106,7 @@ int QuantizeCommand(int argc, char** argv) {
   if (!val.labels.empty()) labels = ReadNpy(val.labels);
   Batches batches{SampleReader::Open(float_graph, data, vo)};
   const ValidationResult result =
-      Validate(float_graph, int8_graph, batches.source(), val.labels.empty() ? nullptr : &labels, true);
+      Validate(float_graph, int8_graph, info.twins, batches.source(), val.labels.empty() ? nullptr : &labels, true);
   if (!labels.empty_value() && labels.size() < result.samples) {
     ThrowInputError(val.labels, ": ", labels.size(), " labels for ", result.samples, " validation samples");
   }
@@ -132,15 +117,15 @@ int QuantizeCommand(int argc, char** argv) {
   std::set<std::string> tried;
   for (const LayerStats& l : result.layers) {
     if (static_cast<int>(recovery.size()) >= kRecoveryLayers) break;
-    const std::vector<std::string> nodes = NodesFor(float_graph, l.tensor);
+    const std::vector<std::string> nodes = NodesToKeepFloat(float_graph, info.quantized_by, l.tensor);
     if (nodes.empty() || tried.count(nodes[0])) continue;
     tried.insert(nodes[0]);
-    RewriteConfig excluded = rc;
+    QuantizationOptions excluded = rc;
     excluded.exclude_nodes.insert(excluded.exclude_nodes.end(), nodes.begin(), nodes.end());
     const onnx::ModelProto qx = RewriteModel(float_proto, ModelFolder(config), table, excluded, metadata, nullptr);
     const Graph gx = GraphFromModel(qx, ModelFolder(config), "quantized model");
     Batches again{SampleReader::Open(float_graph, data, vo)};
-    const ValidationResult rx = Validate(float_graph, gx, again.source(), nullptr, false);
+    const ValidationResult rx = Validate(float_graph, gx, {}, again.source(), nullptr, false);
     Recovery r;
     r.node = nodes[0];
     r.tensor = l.tensor;
@@ -166,7 +151,7 @@ int QuantizeCommand(int argc, char** argv) {
                                {"int8_bytes", q_bytes.size()},
                                {"op_counts", info.op_counts},
                                {"checked", info.checked}};
-  const nlohmann::json report = ReportJson(result, provenance, model_info, recovery, val.gate);
+  const nlohmann::json report = ReportJson(result, provenance, model_info, recovery, val.gate, info.warnings);
   std::string report_path = val.report;
   if (report_path.empty()) {
     const fs::path out(config.output);

@@ -6,7 +6,7 @@
 #include "cli/commands.h"
 #include "cli/config_file.h"
 #include "calibrate/calibration_config.h"
-#include "rewrite/quant_table.h"
+#include "runtime/quant_table.h"
 #include "rewrite/rewriter.h"
 #include "runtime/file_util.h"
 #include "runtime/model_io.h"
@@ -35,7 +35,7 @@ int RewriteCommand(int argc, char** argv) {
   }
   const ConfigFile config = LoadConfig(args.Require("config"), args.GetAll("set"));
   const CalibrationConfig cal = ParseCalibrationConfig(config.json, config.dir);
-  const RewriteConfig rc = ParseRewriteConfig(config.json);
+  const QuantizationOptions rc = ParseQuantizationOptions(config.json);
   std::string table_path = args.Get("table", cal.table);
   if (table_path.empty()) table_path = DefaultTablePath(config);
   const std::string out = args.Get("out", config.output);

@@ -9,7 +9,7 @@
 
 namespace ptq {
 
-nlohmann::json EffectiveConfig(const ConfigFile& config, const CalibrationConfig& cal, const RewriteConfig& rc,
+nlohmann::json EffectiveConfig(const ConfigFile& config, const CalibrationConfig& cal, const QuantizationOptions& rc,
                                const ValidationConfig& val) {
   namespace fs = std::filesystem;
   const CalibrationOptions& o = cal.options;
@@ -43,8 +43,8 @@ nlohmann::json EffectiveConfig(const ConfigFile& config, const CalibrationConfig
         {"table", cal.table.empty() ? DefaultTablePath(config) : cal.table}}},
       {"quantization",
        {{"format", rc.format == QuantFormat::kQdq ? "qdq" : "qoperator"},
-        {"activations", {{"dtype", dtype(o.activation_dtype)}, {"symmetric", o.activation_symmetric}, {"reduce_range", o.reduce_range}}},
-        {"weights", {{"dtype", dtype(o.weight_dtype)}, {"symmetric", o.weight_symmetric}, {"per_channel", o.per_channel}}},
+        {"activations", {{"dtype", dtype(rc.activation_dtype)}, {"symmetric", rc.activation_symmetric}, {"reduce_range", rc.reduce_range}}},
+        {"weights", {{"dtype", dtype(rc.weight_dtype)}, {"symmetric", rc.weight_symmetric}, {"per_channel", rc.per_channel}}},
         {"op_types", rc.op_types},
         {"attention", rc.attention},
         {"exclude_nodes", rc.exclude_nodes},

@@ -6,13 +6,13 @@
 #include "calibrate/calibration_config.h"
 #include "cli/config_file.h"
 #include "report/validation_config.h"
-#include "rewrite/rewrite_config.h"
+#include "runtime/quantization_options.h"
 
 namespace ptq {
 
 // Paths are resolved; a default that depends on the model (quantization.opset) is shown as the value
 // that will be used.
-nlohmann::json EffectiveConfig(const ConfigFile& config, const CalibrationConfig& cal, const RewriteConfig& rc,
+nlohmann::json EffectiveConfig(const ConfigFile& config, const CalibrationConfig& cal, const QuantizationOptions& rc,
                                const ValidationConfig& val);
 
 }  // namespace ptq

@@ -28,15 +28,27 @@ double Rate(int64_t k, int64_t n) { return n ? static_cast<double>(k) / static_c
 double WorstOutputSqnr(const ValidationResult& r) {
   double worst = INFINITY;
   for (const auto& o : r.outputs) {
-    if (o.error.count() > 0) worst = std::min(worst, o.error.sqnr_db());
+    if (o.error.count() > 0 || o.error.nonfinite() > 0) worst = std::min(worst, o.error.sqnr_db());
   }
   return worst;
 }
 
 std::vector<std::string> GateFailures(const ValidationResult& r, const GateConfig& gate) {
   std::vector<std::string> out;
+  if (!gate.any()) return out;
   for (const auto& o : r.outputs) {
-    if (gate.min_sqnr_db && o.error.count() > 0 && !(o.error.sqnr_db() >= *gate.min_sqnr_db)) {
+    const ErrorMetrics& e = o.error;
+    if (e.nonfinite() > 0) {
+      out.push_back("output '" + o.name + "': " + std::to_string(e.nonfinite()) +
+                    " int8 values are not finite (NaN or Inf) where the float values are finite; the first at element " +
+                    std::to_string(e.first_nonfinite()));
+    }
+    if (o.mismatch) out.push_back("output '" + o.name + "' could not be compared: " + o.reason);
+    if (gate.min_sqnr_db && o.compared && e.count() == 0 && e.nonfinite() == 0 && e.skipped() > 0) {
+      out.push_back("output '" + o.name + "': no finite float value to measure SQNR on (" + std::to_string(e.skipped()) +
+                    " NaN or Inf)");
+    }
+    if (gate.min_sqnr_db && e.count() > 0 && e.nonfinite() == 0 && !(e.sqnr_db() >= *gate.min_sqnr_db)) {
       out.push_back("output '" + o.name + "': SQNR " + Fixed(o.error.sqnr_db(), 2) + " dB < min_sqnr_db " +
                     Fixed(*gate.min_sqnr_db, 2));
     }
@@ -51,16 +63,37 @@ std::vector<std::string> GateFailures(const ValidationResult& r, const GateConfi
   return out;
 }
 
+std::vector<std::string> GateUnchecked(const ValidationResult& r, const GateConfig& gate) {
+  std::vector<std::string> out;
+  if (!gate.any()) return out;
+  for (const auto& o : r.outputs) {
+    if (o.compared || o.mismatch) continue;
+    out.push_back("output '" + o.name + "' is not covered by min_sqnr_db: " + o.reason + " (" +
+                  Fixed(100 * Rate(o.equal, o.elements), 2) + "% of " + std::to_string(o.elements) + " equal)");
+  }
+  return out;
+}
+
 nlohmann::json ReportJson(const ValidationResult& r, const nlohmann::json& provenance, const nlohmann::json& model,
-                          const std::vector<Recovery>& recovery, const GateConfig& gate) {
+                          const std::vector<Recovery>& recovery, const GateConfig& gate,
+                          const std::vector<std::string>& warnings) {
   nlohmann::json outputs = nlohmann::json::array();
   for (const auto& o : r.outputs) {
     nlohmann::json j = {{"name", o.name},
-                        {"max_abs_error", o.error.max_abs_error()},
-                        {"mean_abs_error", o.error.mean_abs_error()},
-                        {"rmse", o.error.rmse()},
-                        {"cosine", o.error.cosine()},
+                        {"compared", o.compared},
+                        {"max_abs_error", Number(o.error.max_abs_error())},
+                        {"mean_abs_error", Number(o.error.mean_abs_error())},
+                        {"rmse", Number(o.error.rmse())},
+                        {"cosine", Number(o.error.cosine())},
                         {"sqnr_db", Number(o.error.sqnr_db())}};
+    if (!o.compared) {
+      j["reason"] = o.reason;
+      if (!o.mismatch) j["exact_match"] = Rate(o.equal, o.elements);
+    }
+    if (o.error.nonfinite() > 0) {
+      j["nonfinite"] = {{"count", o.error.nonfinite()}, {"first_index", o.error.first_nonfinite()}};
+    }
+    if (o.error.skipped() > 0) j["float_nonfinite"] = o.error.skipped();
     if (o.has_top1) {
       j["top1"] = {{"float", Rate(o.float_right, o.labelled)}, {"int8", Rate(o.int8_right, o.labelled)},
                    {"agreement", Rate(o.agree, o.labelled)}, {"samples", o.labelled}};
@@ -88,13 +121,16 @@ nlohmann::json ReportJson(const ValidationResult& r, const nlohmann::json& prove
                    {"gain_db", Number(x.gain_db)}});
   }
   nlohmann::json j = {{"format", "ptq-report"}, {"version", 1},   {"provenance", provenance}, {"model", model},
-                      {"outputs", outputs},     {"layers", layers}, {"recovery", rec}};
+                      {"outputs", outputs},     {"layers", layers}, {"recovery", rec},     {"warnings", warnings}};
   if (gate.any()) {
     nlohmann::json t = nlohmann::json::object();
     if (gate.min_sqnr_db) t["min_sqnr_db"] = *gate.min_sqnr_db;
     if (gate.max_top1_drop) t["max_top1_drop"] = *gate.max_top1_drop;
     const std::vector<std::string> failures = GateFailures(r, gate);
-    j["gate"] = {{"thresholds", t}, {"passed", failures.empty()}, {"failures", failures}};
+    j["gate"] = {{"thresholds", t},
+                 {"passed", failures.empty()},
+                 {"failures", failures},
+                 {"unchecked", GateUnchecked(r, gate)}};
   }
   return j;
 }

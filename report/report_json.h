@@ -24,13 +24,20 @@ struct Recovery {
   double output_sqnr_db = 0, gain_db = 0;
 };
 
-// The failed thresholds, one sentence each ("output 'logits': SQNR 22.1 dB < min_sqnr_db 25"); empty
-// when the gate passes or has no thresholds.
+// The failed checks, one sentence each; empty when the gate passes or has no thresholds. With any
+// threshold set, the gate also fails on an output whose int8 values are not finite where the float
+// ones are, on an output whose float and int8 forms differ in type or shape, and (with min_sqnr_db) on
+// a float output with no finite value to measure.
 std::vector<std::string> GateFailures(const ValidationResult& r, const GateConfig& gate);
+// The outputs the thresholds do not cover (integer outputs, compared element for element), one
+// sentence each; empty without thresholds.
+std::vector<std::string> GateUnchecked(const ValidationResult& r, const GateConfig& gate);
 
-// The whole report. SQNR values that are infinite are written as the string "inf" / "-inf".
+// The whole report. Infinite and NaN values are written as the strings "inf", "-inf" and "nan".
+// `warnings` are what the rewrite changed on its own (RewriteInfo::warnings).
 nlohmann::json ReportJson(const ValidationResult& r, const nlohmann::json& provenance, const nlohmann::json& model,
-                          const std::vector<Recovery>& recovery, const GateConfig& gate);
+                          const std::vector<Recovery>& recovery, const GateConfig& gate,
+                          const std::vector<std::string>& warnings = {});
 
 // The worst SQNR over the model outputs (what Recovery compares).
 double WorstOutputSqnr(const ValidationResult& r);

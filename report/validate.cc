@@ -3,21 +3,23 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <memory>
 #include <set>
 
 #include "runtime/error.h"
 #include "runtime/quant_math.h"
 #include "runtime/session.h"
+#include "runtime/value_movement.h"
 
 namespace ptq {
 namespace {
 
-constexpr const char* kSuffix = "/quantized";
 constexpr int kHistogramBins = 64;
 
 // Scale and zero point of an integer tensor, from the node that writes it: QuantizeLinear (inputs 1, 2),
-// QLinearMatMul / QLinearConv (inputs 6, 7), or a data-movement op (its input 0's). False if unknown.
+// QLinearMatMul / QLinearConv (inputs 6, 7), or an op that only moves values (its input 0's). False if
+// unknown.
 bool ParamsOf(const Graph& g, const std::map<std::string, const Node*>& producer, const std::string& t, float* scale,
               int32_t* zp, DataType* dtype, int depth = 0) {
   auto it = producer.find(t);
@@ -26,7 +28,8 @@ bool ParamsOf(const Graph& g, const std::map<std::string, const Node*>& producer
   size_t s = 0;
   if (n.op_type == "QuantizeLinear") s = 1;
   else if (n.op_type == "QLinearMatMul" || n.op_type == "QLinearConv") s = 6;
-  else if (!n.inputs.empty()) return ParamsOf(g, producer, n.inputs[0], scale, zp, dtype, depth + 1);
+  else if (MovesValues(n.op_type) && !n.inputs.empty()) return ParamsOf(g, producer, n.inputs[0], scale, zp, dtype, depth + 1);
+  else return false;
   if (n.inputs.size() <= s + 1) return false;
   auto sc = g.constants.find(n.inputs[s]);
   auto z = g.constants.find(n.inputs[s + 1]);
@@ -61,14 +64,46 @@ void AddToLayer(LayerStats* l, const Tensor& f, const Tensor& q) {
     l->hist_hi = hi + pad;
     l->histogram.assign(kHistogramBins, 0);
   }
-  const float width = (l->hist_hi - l->hist_lo) / kHistogramBins;
   for (int64_t i = 0; i < f.size(); ++i) {
     if (!std::isfinite(v[i])) continue;
     ++l->values;
     if (v[i] < l->clip_lo || v[i] > l->clip_hi) ++l->clipped;
-    const int b = std::clamp(static_cast<int>((v[i] - l->hist_lo) / width), 0, kHistogramBins - 1);
-    ++l->histogram[static_cast<size_t>(b)];
+    ++l->histogram[static_cast<size_t>(ValueBin(v[i], l->hist_lo, l->hist_hi, kHistogramBins))];
   }
+}
+
+// Equal elements of two integer or boolean tensors of the same type and shape.
+int64_t EqualElements(const Tensor& a, const Tensor& b) {
+  const size_t e = ElementSize(a.dtype());
+  const char* pa = static_cast<const char*>(a.raw());
+  const char* pb = static_cast<const char*>(b.raw());
+  int64_t equal = 0;
+  for (int64_t i = 0; i < a.size(); ++i) equal += std::memcmp(pa + i * e, pb + i * e, e) == 0;
+  return equal;
+}
+
+// Adds one batch's output pair to `o`: the error metrics for float outputs of one shape, equality for
+// integer ones; anything else is recorded (once) as the reason the output is not compared.
+void AddOutput(OutputStats* o, const Tensor& f, const Tensor& q, int64_t first_sample) {
+  if (f.dtype() != q.dtype() || f.shape() != q.shape()) {
+    if (!o->mismatch) {
+      o->reason = f.dtype() != q.dtype()
+                      ? "the float model gives " + DataTypeName(f.dtype()) + ", the int8 model " + DataTypeName(q.dtype())
+                      : "shapes differ: float " + ShapeToString(f.shape()) + ", int8 " + ShapeToString(q.shape()) +
+                            " (batch from sample " + std::to_string(first_sample) + ")";
+    }
+    o->mismatch = true;
+    o->compared = false;
+    return;
+  }
+  if (f.dtype() == DataType::kFloat) {
+    o->error.Add(f.data<float>(), q.data<float>(), f.size());
+    return;
+  }
+  if (!o->mismatch) o->reason = DataTypeName(f.dtype()) + " output: compared element for element, not by SQNR";
+  o->compared = false;
+  o->equal += EqualElements(f, q);
+  o->elements += f.size();
 }
 
 void AddTop1(OutputStats* o, const Tensor& f, const Tensor& q, const Tensor* labels, int64_t first) {
@@ -91,7 +126,14 @@ void AddTop1(OutputStats* o, const Tensor& f, const Tensor& q, const Tensor* lab
 
 }  // namespace
 
-ValidationResult Validate(const Graph& fg, const Graph& qg, const BatchSource& next, const Tensor* labels, bool per_layer) {
+int ValueBin(float v, float lo, float hi, int bins) {
+  // In double, clamped before the conversion: a value far outside [lo, hi] must not overflow int.
+  const double pos = (static_cast<double>(v) - lo) / (static_cast<double>(hi) - lo) * bins;
+  return static_cast<int>(std::clamp(pos, 0.0, static_cast<double>(bins - 1)));
+}
+
+ValidationResult Validate(const Graph& fg, const Graph& qg, const std::map<std::string, std::string>& twins,
+                          const BatchSource& next, const Tensor* labels, bool per_layer) {
   ValidationResult r;
   std::map<std::string, const Node*> qproducer, fproducer;
   for (const Node& n : qg.nodes) {
@@ -104,9 +146,8 @@ ValidationResult Validate(const Graph& fg, const Graph& qg, const BatchSource& n
   for (const auto& v : fg.inputs) float_inputs.insert(v.name);
   std::map<std::string, LayerStats> layers;  // by int8 tensor
   if (per_layer) {
-    for (const auto& [name, node] : qproducer) {
-      if (name.size() <= std::string(kSuffix).size() || name.compare(name.size() - 10, 10, kSuffix) != 0) continue;
-      const std::string twin = name.substr(0, name.size() - 10);
+    for (const auto& [name, twin] : twins) {
+      if (!qproducer.count(name)) continue;
       const auto fp = fproducer.find(twin);
       if (fp == fproducer.end() && !float_inputs.count(twin)) continue;
       LayerStats l;
@@ -150,9 +191,10 @@ ValidationResult Validate(const Graph& fg, const Graph& qg, const BatchSource& n
     };
     const std::vector<Tensor> qout = qs.Run(batch, per_layer ? qobs : Observer());
     for (size_t k = 0; k < r.outputs.size() && k < fout.size() && k < qout.size(); ++k) {
-      if (fout[k].dtype() != DataType::kFloat || qout[k].dtype() != DataType::kFloat || fout[k].size() != qout[k].size()) continue;
-      r.outputs[k].error.Add(fout[k].data<float>(), qout[k].data<float>(), fout[k].size());
-      AddTop1(&r.outputs[k], fout[k], qout[k], labels, r.samples);
+      AddOutput(&r.outputs[k], fout[k], qout[k], r.samples);
+      if (fout[k].dtype() == qout[k].dtype() && fout[k].shape() == qout[k].shape()) {
+        AddTop1(&r.outputs[k], fout[k], qout[k], labels, r.samples);
+      }
     }
     r.samples += n;
   }

@@ -17,7 +17,15 @@ using BatchSource = std::function<bool(std::map<std::string, Tensor>* batch, int
 
 struct OutputStats {
   std::string name;
-  ErrorMetrics error;
+  ErrorMetrics error;        // float outputs of equal shape
+  // Outputs the error metrics cannot cover (`compared` false, `reason` says why; the gate names them):
+  // an integer or boolean output, compared element for element instead (`equal` of `elements`), or
+  // float and int8 outputs that differ in type or shape in some batch (`mismatch`: a data-dependent
+  // shape; the gate fails).
+  bool compared = true;
+  bool mismatch = false;
+  std::string reason;
+  int64_t equal = 0, elements = 0;
   bool has_top1 = false;     // labels given and the output is [samples, classes]
   int64_t float_right = 0, int8_right = 0, agree = 0, labelled = 0;
 };
@@ -43,12 +51,17 @@ struct ValidationResult {
   int64_t samples = 0;
 };
 
-// Runs both models over every batch of `next`. Integer tensors are found by name: the quantized model's
-// tensor "<T>/quantized" produced by a node is the integer form of the float model's tensor T; its
-// scale and zero point are read from the QuantizeLinear / QLinearMatMul / QLinearConv that writes it
-// (through data-movement ops). `labels` (int64 [samples], may be null) enables top-1 for outputs of
-// shape [samples, classes]. With `per_layer` false only the outputs are compared (faster).
-ValidationResult Validate(const Graph& float_model, const Graph& int8_model, const BatchSource& next,
+// Runs both models over every batch of `next`. `twins` maps each integer tensor of the quantized model
+// to the float model's tensor it quantizes (the rewrite's RewriteInfo::twins); its scale and zero point
+// are read from the QuantizeLinear / QLinearMatMul / QLinearConv that writes it (through ops that only
+// move values). `labels` (int64 [samples], may be null) enables top-1 for outputs of shape
+// [samples, classes]. With `per_layer` false only the outputs are compared (faster).
+ValidationResult Validate(const Graph& float_model, const Graph& int8_model,
+                          const std::map<std::string, std::string>& twins, const BatchSource& next,
                           const Tensor* labels, bool per_layer);
+
+// The bin of value v in `bins` equal bins over [lo, hi]; values beyond either end (however far, or
+// infinite) fall into the end bins. REQUIRES: lo < hi, bins > 0, v not NaN.
+int ValueBin(float v, float lo, float hi, int bins);
 
 }  // namespace ptq

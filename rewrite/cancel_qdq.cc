@@ -7,13 +7,13 @@ namespace ptq {
 
 bool CancelQdqPairs(RewriteGraph* g) {
   bool changed = false;
-  for (size_t i = 0; i < g->nodes().size(); ++i) {
-    if (g->nodes()[i].op_type() != "QuantizeLinear") continue;
-    const QdqNode q = AsQdq(*g, static_cast<int>(i));
+  for (int i = 0; i < g->size(); ++i) {
+    if (g->node(i).op_type() != "QuantizeLinear") continue;
+    const QdqNode q = AsQdq(*g, i);
     auto dq = ProducerDq(*g, q.x);
     if (!dq || !SameQuantization(*g, *dq, q) || g->IsGraphOutput(q.y)) continue;
     g->ReplaceUses(q.y, dq->x);
-    g->RemoveNode(static_cast<int>(i));
+    g->RemoveNode(i);
     changed = true;
   }
   return changed;

@@ -3,7 +3,7 @@
 
 #include <onnx/onnx_pb.h>
 
-#include "rewrite/quant_table.h"
+#include "runtime/quant_table.h"
 
 namespace ptq {
 

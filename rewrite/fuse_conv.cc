@@ -14,7 +14,7 @@ struct ConvMatch {
 };
 
 std::optional<ConvMatch> Match(const RewriteGraph& g, int i) {
-  const onnx::NodeProto& n = g.nodes()[static_cast<size_t>(i)];
+  const onnx::NodeProto& n = g.node(i);
   if (n.op_type() != "Conv" || n.input_size() < 2) return std::nullopt;
   auto x = ProducerDq(g, n.input(0));
   auto w = ProducerDq(g, n.input(1));
@@ -35,7 +35,7 @@ std::optional<ConvMatch> Match(const RewriteGraph& g, int i) {
   }
   const std::vector<int> readers = g.Consumers(n.output(0));
   if (readers.size() != 1 || g.IsGraphOutput(n.output(0)) ||
-      g.nodes()[static_cast<size_t>(readers[0])].op_type() != "QuantizeLinear") {
+      g.node(readers[0]).op_type() != "QuantizeLinear") {
     return std::nullopt;
   }
   m.y = AsQdq(g, readers[0]);
@@ -43,12 +43,12 @@ std::optional<ConvMatch> Match(const RewriteGraph& g, int i) {
 }
 
 void Apply(RewriteGraph* g, const ConvMatch& m) {
-  const onnx::NodeProto conv = g->nodes()[static_cast<size_t>(m.conv)];
+  const onnx::NodeProto conv = g->node(m.conv);
   std::vector<std::string> inputs = {m.x.x, m.x.scale, m.x.zero_point, m.w.x, m.w.scale, m.w.zero_point, m.y.scale,
                                      m.y.zero_point};
   if (m.b) inputs.push_back(m.b->x);
   const int q = g->AddNode("QLinearConv", inputs, {m.y.y}, g->NewName(conv.name() + "/QLinearConv"));
-  *g->nodes()[static_cast<size_t>(q)].mutable_attribute() = conv.attribute();
+  g->CopyAttributes(q, conv);
   g->RemoveNode(m.y.index);
   g->RemoveNode(m.conv);
 }
@@ -57,8 +57,8 @@ void Apply(RewriteGraph* g, const ConvMatch& m) {
 
 bool FuseQuantizedConv(RewriteGraph* g) {
   bool changed = false;
-  for (size_t i = 0; i < g->nodes().size(); ++i) {
-    if (auto m = Match(*g, static_cast<int>(i))) {
+  for (int i = 0; i < g->size(); ++i) {
+    if (auto m = Match(*g, i)) {
       Apply(g, *m);
       changed = true;
     }

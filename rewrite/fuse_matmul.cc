@@ -18,7 +18,7 @@ struct MatMulMatch {
 };
 
 std::optional<MatMulMatch> Match(const RewriteGraph& g, int i) {
-  const onnx::NodeProto& n = g.nodes()[static_cast<size_t>(i)];
+  const onnx::NodeProto& n = g.node(i);
   if (n.op_type() != "MatMul") return std::nullopt;
   auto a = ProducerDq(g, n.input(0));
   auto b = ProducerDq(g, n.input(1));
@@ -34,8 +34,8 @@ std::optional<MatMulMatch> Match(const RewriteGraph& g, int i) {
   m.b = *b;
   m.out = n.output(0);
   const std::vector<int> users = g.Consumers(m.out);
-  if (users.size() == 1 && !g.IsGraphOutput(m.out) && g.nodes()[static_cast<size_t>(users[0])].op_type() == "Add") {
-    const onnx::NodeProto& add = g.nodes()[static_cast<size_t>(users[0])];
+  if (users.size() == 1 && !g.IsGraphOutput(m.out) && g.node(users[0]).op_type() == "Add") {
+    const onnx::NodeProto& add = g.node(users[0]);
     const std::string& other = add.input(0) == m.out ? add.input(1) : add.input(0);
     auto bias = ProducerDq(g, other);
     if (bias && g.IsInitializer(bias->x) && g.Initializer(bias->x).data_type() == onnx::TensorProto::INT32) {
@@ -46,7 +46,7 @@ std::optional<MatMulMatch> Match(const RewriteGraph& g, int i) {
   }
   const std::vector<int> readers = g.Consumers(m.out);
   if (readers.size() == 1 && !g.IsGraphOutput(m.out) &&
-      g.nodes()[static_cast<size_t>(readers[0])].op_type() == "QuantizeLinear") {
+      g.node(readers[0]).op_type() == "QuantizeLinear") {
     m.out_q = AsQdq(g, readers[0]);
   }
   return m;
@@ -63,7 +63,7 @@ std::string ProductScale(RewriteGraph* g, const MatMulMatch& m, const std::strin
 }
 
 void Apply(RewriteGraph* g, const MatMulMatch& m) {
-  const std::string node_name = g->nodes()[static_cast<size_t>(m.matmul)].name();
+  const std::string node_name = g->node(m.matmul).name();
   if (!m.bias && m.out_q) {
     g->AddNode("QLinearMatMul", {m.a.x, m.a.scale, m.a.zero_point, m.b.x, m.b.scale, m.b.zero_point, m.out_q->scale,
                                  m.out_q->zero_point},
@@ -83,7 +83,7 @@ void Apply(RewriteGraph* g, const MatMulMatch& m) {
   }
   const std::string scale = ProductScale(g, m, m.out);
   const int dq = g->AddNode("DequantizeLinear", {acc, scale}, {m.out}, g->NewName(node_name + "/DequantizeLinear"));
-  if (!IsScalarParam(*g, scale)) SetIntAttr(&g->nodes()[static_cast<size_t>(dq)], "axis", -1);
+  if (!IsScalarParam(*g, scale)) g->SetIntAttribute(dq, "axis", -1);
   g->RemoveNode(m.matmul);
 }
 
@@ -91,8 +91,8 @@ void Apply(RewriteGraph* g, const MatMulMatch& m) {
 
 bool FuseQuantizedMatMul(RewriteGraph* g) {
   bool changed = false;
-  for (size_t i = 0; i < g->nodes().size(); ++i) {
-    if (auto m = Match(*g, static_cast<int>(i))) {
+  for (int i = 0; i < g->size(); ++i) {
+    if (auto m = Match(*g, i)) {
       Apply(g, *m);
       changed = true;
     }

@@ -17,10 +17,10 @@ struct GemmMatch {
   bool trans_b;
 };
 
-std::optional<GemmMatch> Find(const RewriteGraph& g, const RewriteConfig& config, size_t start, size_t* next) {
-  const bool wanted = std::find(config.op_types.begin(), config.op_types.end(), "Gemm") != config.op_types.end();
-  for (size_t i = start; wanted && i < g.nodes().size(); ++i) {
-    const onnx::NodeProto& n = g.nodes()[i];
+std::optional<GemmMatch> Find(const RewriteGraph& g, const QuantizationOptions& config, int start, int* next) {
+  const bool wanted = config.quantizes("Gemm");
+  for (int i = start; wanted && i < g.size(); ++i) {
+    const onnx::NodeProto& n = g.node(i);
     *next = i + 1;
     if (n.op_type() != "Gemm" || n.input_size() < 2 || !g.IsInitializer(n.input(1))) continue;
     if (IsExcluded(config, n.name())) continue;  // an excluded Gemm stays as it is
@@ -28,7 +28,7 @@ std::optional<GemmMatch> Find(const RewriteGraph& g, const RewriteConfig& config
     const bool has_c = n.input_size() > 2 && !n.input(2).empty();
     if (has_c && (GetFloatAttr(n, "beta", 1.0f) != 1.0f || !g.IsInitializer(n.input(2)))) continue;
     if (g.Initializer(n.input(1)).dims_size() != 2) continue;
-    return GemmMatch{static_cast<int>(i), GetIntAttr(n, "transB", 0) != 0};
+    return GemmMatch{i, GetIntAttr(n, "transB", 0) != 0};
   }
   return std::nullopt;
 }
@@ -44,7 +44,7 @@ Tensor Transpose2d(const Tensor& b) {
 }
 
 void Apply(RewriteGraph* g, const GemmMatch& m, QuantTable* table) {
-  const onnx::NodeProto gemm = g->nodes()[static_cast<size_t>(m.index)];
+  const onnx::NodeProto gemm = g->node(m.index);
   std::string weight = gemm.input(1);
   if (m.trans_b) {
     const Tensor b = g->InitializerValue(weight);
@@ -52,9 +52,9 @@ void Apply(RewriteGraph* g, const GemmMatch& m, QuantTable* table) {
     const std::string t = g->NewName(weight + "/transposed");
     g->AddInitializer(t, Transpose2d(b));
     auto it = table->tensors.find(weight);
-    if (it != table->tensors.end()) {  // per-channel axis 0 of [N, K] is axis 1 of [K, N]
+    if (it != table->tensors.end()) {  // axis a of [N, K] is axis 1 - a of [K, N], both ways
       TensorQuant q = it->second;
-      if (q.axis == 0) q.axis = 1;
+      if (q.axis >= 0) q.axis = 1 - q.axis;
       if (q.shape.size() == 2) std::swap(q.shape[0], q.shape[1]);
       table->tensors[t] = q;
     }
@@ -68,15 +68,15 @@ void Apply(RewriteGraph* g, const GemmMatch& m, QuantTable* table) {
     return;
   }
   const std::string product = g->NewName(y + "/matmul");
-  g->AddNode("MatMul", {gemm.input(0), weight}, {product}, g->NewName(gemm.name() + "/MatMul"));
+  g->AddNode("MatMul", {gemm.input(0), weight}, {product}, gemm.name());  // the Gemm's name: exclude_nodes and reports
   g->AddNode("Add", {product, gemm.input(2)}, {y}, g->NewName(gemm.name() + "/Add"));
 }
 
 }  // namespace
 
-bool CanonicalizeGemm(RewriteGraph* g, const RewriteConfig& config, QuantTable* table) {
+bool CanonicalizeGemm(RewriteGraph* g, const QuantizationOptions& config, QuantTable* table) {
   bool changed = false;
-  size_t next = 0;
+  int next = 0;
   while (auto m = Find(*g, config, next, &next)) {
     Apply(g, *m, table);
     changed = true;

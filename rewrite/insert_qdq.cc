@@ -3,6 +3,7 @@
 #include "rewrite/passes.h"
 
 #include <map>
+#include <tuple>
 
 #include "rewrite/qdq_util.h"
 #include "runtime/error.h"
@@ -23,13 +24,14 @@ class QdqInserter {
     const auto [scale, zp] = AddQuantParams(g_, x, q);
     const std::string xq = g_->NewName(x + "/quantized");
     const std::string xd = g_->NewName(x + "/dequantized");
+    g_->SetTwin(xq, x);
     const std::vector<int> readers = g_->Consumers(x);
     g_->AddNode("QuantizeLinear", {x, scale, zp}, {xq}, g_->NewName(x + "/QuantizeLinear"));
     g_->AddNode("DequantizeLinear", {xq, scale, zp}, {xd}, g_->NewName(x + "/DequantizeLinear"));
     for (int r : readers) {
-      auto& n = g_->nodes()[static_cast<size_t>(r)];
+      const onnx::NodeProto& n = g_->node(r);
       for (int k = 0; k < n.input_size(); ++k) {
-        if (n.input(k) == x) n.set_input(k, xd);
+        if (n.input(k) == x) g_->SetInput(r, k, xd);
       }
     }
     dq_of_[x] = xd;
@@ -43,26 +45,26 @@ class QdqInserter {
     return it == original_.end() ? t : it->second;
   }
 
-  // int8 initializer + DQ (per channel along the table's axis). Returns the DQ output.
-  std::string Weight(const std::string& w) {
-    auto it = dq_of_.find(w);
-    if (it != dq_of_.end()) return it->second;
-    const TensorQuant& q = plan_.params.at(w);
+  // int8 initializer + DQ (per channel along q.axis). One copy per weight and parameters: consumers
+  // that agree share it. Returns the DQ output.
+  std::string Weight(const std::string& w, const TensorQuant& q) {
+    const auto key = std::make_tuple(w, q.dtype, q.axis, q.scales, q.zero_points);
+    auto it = weight_dq_.find(key);
+    if (it != weight_dq_.end()) return it->second;
     const std::string wq = g_->NewName(w + "/quantized");
     g_->AddInitializer(wq, QuantizeWeight(g_->InitializerValue(w), q, w));
     const auto [scale, zp] = AddQuantParams(g_, w, q);
     const std::string wd = g_->NewName(w + "/dequantized");
     const int n = g_->AddNode("DequantizeLinear", {wq, scale, zp}, {wd}, g_->NewName(w + "/DequantizeLinear"));
-    if (!q.per_tensor()) SetIntAttr(&g_->nodes()[static_cast<size_t>(n)], "axis", q.axis);
-    dq_of_[w] = wd;
+    if (!q.per_tensor()) g_->SetIntAttribute(n, "axis", q.axis);
+    weight_dq_[key] = wd;
     original_[wd] = w;
     return wd;
   }
 
   // int32 bias round(b / (x_scale * w_scale)) + DQ with that scale (axis 0). Returns the DQ output.
-  std::string Bias(const std::string& b, const std::string& x, const std::string& w) {
+  std::string Bias(const std::string& b, const std::string& x, const TensorQuant& qw) {
     const TensorQuant& qx = plan_.params.at(Original(x));
-    const TensorQuant& qw = plan_.params.at(Original(w));
     const Tensor bias = g_->InitializerValue(b);
     PTQ_ENFORCE(bias.dtype() == DataType::kFloat && bias.rank() == 1, "bias '", b, "' must be a float vector");
     const std::string bq = g_->NewName(b + "/quantized");
@@ -75,7 +77,7 @@ class QdqInserter {
     const auto [scale, zp] = AddQuantParams(g_, b, qb);
     const std::string bd = g_->NewName(b + "/dequantized");
     const int n = g_->AddNode("DequantizeLinear", {bq, scale, zp}, {bd}, g_->NewName(b + "/DequantizeLinear"));
-    if (!qb.per_tensor()) SetIntAttr(&g_->nodes()[static_cast<size_t>(n)], "axis", 0);
+    if (!qb.per_tensor()) g_->SetIntAttribute(n, "axis", 0);
     return bd;
   }
 
@@ -83,6 +85,7 @@ class QdqInserter {
   RewriteGraph* g_;
   const QuantPlan& plan_;
   std::map<std::string, std::string> dq_of_;
+  std::map<std::tuple<std::string, DataType, int64_t, std::vector<float>, std::vector<int32_t>>, std::string> weight_dq_;
   std::map<std::string, std::string> original_;
 };
 
@@ -91,36 +94,33 @@ class QdqInserter {
 bool InsertQdq(RewriteGraph* g, const QuantPlan& plan) {
   // Idempotent: a graph that already has QuantizeLinear/DequantizeLinear nodes is left alone (the
   // rewriter refuses quantized models before running passes).
-  for (const auto& n : g->nodes()) {
-    if (n.op_type() == "QuantizeLinear" || n.op_type() == "DequantizeLinear") return false;
+  for (int i = 0; i < g->size(); ++i) {
+    const std::string& op = g->node(i).op_type();
+    if (op == "QuantizeLinear" || op == "DequantizeLinear") return false;
   }
   QdqInserter ins(g, plan);
   bool changed = false;
   for (const auto& [index, nq] : plan.nodes) {
-    // Copy the names first: inserting nodes may reallocate the node vector.
-    const onnx::NodeProto node = g->nodes()[static_cast<size_t>(index)];
-    std::vector<std::string> inputs(node.input().begin(), node.input().end());
+    // Copy the node: inserting nodes may reallocate the node slots.
+    const onnx::NodeProto node = g->node(index);
     for (size_t k = 0; k < nq.inputs.size(); ++k) {
+      const int slot = static_cast<int>(k);
       switch (nq.inputs[k]) {
-        case InputRole::kActivation: inputs[k] = ins.Activation(node.input(static_cast<int>(k))); break;
-        case InputRole::kWeight: inputs[k] = ins.Weight(node.input(static_cast<int>(k))); break;
-        case InputRole::kBias: inputs[k] = ins.Bias(node.input(static_cast<int>(k)), node.input(0), node.input(1)); break;
+        case InputRole::kActivation: g->SetInput(index, slot, ins.Activation(node.input(slot))); break;
+        case InputRole::kWeight: g->SetInput(index, slot, ins.Weight(node.input(slot), nq.weight)); break;
+        case InputRole::kBias: g->SetInput(index, slot, ins.Bias(node.input(slot), node.input(0), nq.weight)); break;
         case InputRole::kFloat: break;
       }
     }
-    auto& live = g->nodes()[static_cast<size_t>(index)];
-    for (size_t k = 0; k < inputs.size(); ++k) live.set_input(static_cast<int>(k), inputs[k]);
     if (nq.bias_add >= 0) {
-      const onnx::NodeProto add = g->nodes()[static_cast<size_t>(nq.bias_add)];
+      const onnx::NodeProto add = g->node(nq.bias_add);
       const int bias_slot = add.input(0) == node.output(0) ? 1 : 0;
-      const std::string bd = ins.Bias(add.input(bias_slot), node.input(0), node.input(1));
-      g->nodes()[static_cast<size_t>(nq.bias_add)].set_input(bias_slot, bd);
+      g->SetInput(nq.bias_add, bias_slot, ins.Bias(add.input(bias_slot), node.input(0), nq.weight));
     }
     if (nq.fused_relu >= 0) {  // the Relu's output is now written by the node (or its bias Add)
-      const onnx::NodeProto relu = g->nodes()[static_cast<size_t>(nq.fused_relu)];
-      const int writer = nq.bias_add >= 0 ? nq.bias_add : index;
-      g->nodes()[static_cast<size_t>(writer)].set_output(0, relu.output(0));
+      const std::string relu_output = g->node(nq.fused_relu).output(0);
       g->RemoveNode(nq.fused_relu);
+      g->SetOutput(nq.bias_add >= 0 ? nq.bias_add : index, 0, relu_output);
     }
     if (nq.quantize_output) ins.Activation(nq.output);
     changed = true;

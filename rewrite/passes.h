@@ -5,16 +5,17 @@
 #include <optional>
 
 #include "rewrite/quant_plan.h"
-#include "rewrite/quant_table.h"
-#include "rewrite/rewrite_config.h"
 #include "rewrite/rewrite_graph.h"
+#include "runtime/quant_table.h"
+#include "runtime/quantization_options.h"
 
 namespace ptq {
 
 // Gemm with constant B, alpha = beta = 1, transA = 0 -> MatMul(A, B as [K, N]) + Add(C), unless Gemm
 // is not in op_types or the node is excluded (gemm_to_matmul.cc). Transposed weights get a table
-// entry under their new name.
-bool CanonicalizeGemm(RewriteGraph* g, const RewriteConfig& config, QuantTable* table);
+// entry under their new name (its axis transposed with it; quant_plan.cc checks it against the
+// axis the MatMul needs).
+bool CanonicalizeGemm(RewriteGraph* g, const QuantizationOptions& config, QuantTable* table);
 
 // QDQ form of the plan (insert_qdq.cc): QuantizeLinear -> DequantizeLinear on every planned activation
 // (all its readers read the DequantizeLinear), weights as int8 initializers + DequantizeLinear, biases

@@ -72,7 +72,7 @@ Tensor QuantizeBiasTensor(const Tensor& bias, float input_scale, const std::vect
 }
 
 QdqNode AsQdq(const RewriteGraph& g, int i) {
-  const onnx::NodeProto& n = g.nodes()[static_cast<size_t>(i)];
+  const onnx::NodeProto& n = g.node(i);
   QdqNode q;
   q.index = i;
   q.x = n.input(0);
@@ -86,7 +86,7 @@ QdqNode AsQdq(const RewriteGraph& g, int i) {
 namespace {
 std::optional<QdqNode> ProducerOf(const RewriteGraph& g, const std::string& tensor, const char* op) {
   const int p = g.Producer(tensor);
-  if (p < 0 || g.nodes()[static_cast<size_t>(p)].op_type() != op) return std::nullopt;
+  if (p < 0 || g.node(p).op_type() != op) return std::nullopt;
   const QdqNode q = AsQdq(g, p);
   if (!g.IsInitializer(q.scale) || (!q.zero_point.empty() && !g.IsInitializer(q.zero_point))) return std::nullopt;
   return q;

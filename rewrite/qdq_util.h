@@ -4,7 +4,7 @@
 #include <optional>
 #include <string>
 
-#include "rewrite/quant_table.h"
+#include "runtime/quant_table.h"
 #include "rewrite/rewrite_graph.h"
 
 namespace ptq {

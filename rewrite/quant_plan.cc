@@ -6,14 +6,15 @@
 #include <optional>
 #include <set>
 
+#include "rewrite/plan_weights.h"
 #include "runtime/attention_pattern.h"
 #include "runtime/error.h"
 #include "runtime/quant_math.h"
+#include "runtime/value_movement.h"
+#include "runtime/weight_params.h"
 
 namespace ptq {
 namespace {
-
-bool Has(const std::vector<std::string>& v, const std::string& s) { return std::find(v.begin(), v.end(), s) != v.end(); }
 
 // Parameters of `name` after the config's override, or nullptr when the table has none.
 const TensorQuant* Lookup(const std::map<std::string, TensorQuant>& params, const std::string& name) {
@@ -21,17 +22,27 @@ const TensorQuant* Lookup(const std::map<std::string, TensorQuant>& params, cons
   return it == params.end() ? nullptr : &it->second;
 }
 
-void ApplyOverrides(const RewriteConfig& c, std::map<std::string, TensorQuant>* params) {
+void ApplyOverrides(const QuantizationOptions& c, std::map<std::string, TensorQuant>* params) {
   for (const auto& [name, o] : c.overrides) {
     TensorQuant& q = (*params)[name];
-    if (q.role.empty()) q.role = "activation";
+    if (o.dtype != DataType::kUndefined && o.dtype != q.dtype && !q.scales.empty() && !o.has_range && !o.has_scale) {
+      // Same scale and representable range in the other 8-bit type: the zero point moves by 128.
+      const int32_t shift = QuantMin(o.dtype) - QuantMin(q.dtype);
+      for (int32_t& z : q.zero_points) z += shift;
+    }
     if (o.dtype != DataType::kUndefined) q.dtype = o.dtype;
     if (o.has_range) {
-      const QuantParams p = ChooseQuantParams(o.min, o.max, q.dtype, c.activation_symmetric);
+      const QuantRange range = QuantRangeOf(q.dtype, c.reduce_range);
+      const QuantParams p = ChooseQuantParams(o.min, o.max, range.qmin, range.qmax, c.activation_symmetric);
       q.scales = {p.scale};
       q.zero_points = {p.zero_point};
       q.axis = -1;
     } else if (o.has_scale) {
+      const QuantRange range = QuantRangeOf(q.dtype);
+      if (o.zero_point < range.qmin || o.zero_point > range.qmax) {
+        ThrowUsageError("quantization.overrides.", name, ".zero_point ", o.zero_point, " is outside ",
+                        DataTypeName(q.dtype), "'s range [", range.qmin, ", ", range.qmax, "]");
+      }
       q.scales = {o.scale};
       q.zero_points = {o.zero_point};
       q.axis = -1;
@@ -41,20 +52,24 @@ void ApplyOverrides(const RewriteConfig& c, std::map<std::string, TensorQuant>* 
   }
 }
 
-// Data-movement chains X -> op -> Y: Y takes X's parameters when X has per-tensor ones (so that the
-// int8 tensor flows through and QuantizeLinear(DequantizeLinear(.)) pairs cancel); X takes Y's when
-// only Y has them and Y is X's only use (the bias Add before a Reshape gets its output's range).
+// Data-movement chains X -> op -> Y (rearranging or selecting ops; not Concat or Split, which have
+// several tensors on one side): Y takes X's parameters when X has per-tensor ones (so that the int8
+// tensor flows through and QuantizeLinear(DequantizeLinear(.)) pairs cancel); X takes Y's when only Y
+// has them and Y is X's only use (the bias Add before a Reshape gets its output's range).
 void ShareThroughDataMovement(const RewriteGraph& g, std::map<std::string, TensorQuant>* params) {
   for (int pass = 0; pass < 8; ++pass) {
     bool changed = false;
-    for (const auto& n : g.nodes()) {
-      if (n.op_type().empty() || !IsDataMovementOp(n.op_type()) || n.input_size() < 1 || n.output_size() < 1) continue;
-      if (n.op_type() == "Concat" || n.op_type() == "Split") continue;  // several tensors: left alone
+    for (int i = 0; i < g.size(); ++i) {
+      const onnx::NodeProto& n = g.node(i);
+      const ValueFlow flow = ValueFlowOf(n.op_type());
+      if ((flow != ValueFlow::kRearranges && flow != ValueFlow::kSelects) || n.input_size() < 1 || n.output_size() < 1) {
+        continue;
+      }
       const std::string& x = n.input(0);
       const std::string& y = n.output(0);
       const TensorQuant* px = Lookup(*params, x);
       const TensorQuant* py = Lookup(*params, y);
-      if (px && px->per_tensor() && px->role != "weight") {
+      if (px && px->per_tensor() && px->role != TensorRole::kWeight) {
         if (!py || py->scales != px->scales || py->zero_points != px->zero_points || py->dtype != px->dtype) {
           TensorQuant q = *px;
           if (py) q.shape = py->shape;
@@ -76,11 +91,11 @@ void ShareThroughDataMovement(const RewriteGraph& g, std::map<std::string, Tenso
 // The Add(y, b) or Add(b, y) that is the only use of MatMul node i's output y, with b a constant of
 // shape [N] (N = the weight's column count); -1 when there is none.
 int FindBiasAdd(const RewriteGraph& g, int i) {
-  const onnx::NodeProto& mm = g.nodes()[static_cast<size_t>(i)];
+  const onnx::NodeProto& mm = g.node(i);
   const std::string& y = mm.output(0);
   const std::vector<int> users = g.Consumers(y);
   if (users.size() != 1 || g.IsGraphOutput(y)) return -1;
-  const onnx::NodeProto& add = g.nodes()[static_cast<size_t>(users[0])];
+  const onnx::NodeProto& add = g.node(users[0]);
   if (add.op_type() != "Add" || add.input_size() != 2) return -1;
   const std::string& b = add.input(0) == y ? add.input(1) : add.input(0);
   if (b == y || !g.IsInitializer(b)) return -1;
@@ -95,16 +110,16 @@ int FindBiasAdd(const RewriteGraph& g, int i) {
 
 // The Relu that is the only reader of `y`, when its output is quantized per tensor with the zero point
 // at the type's minimum: quantizing y with those parameters clamps negatives to 0 exactly as Relu
-// would, so the Relu can go. -1 otherwise.
+// would, so the Relu can go. Not when y or the Relu's output is a graph output: the model output
+// must keep its float value, which the folded form no longer computes. -1 otherwise.
 int FindExactRelu(const RewriteGraph& g, const std::string& y, const std::map<std::string, TensorQuant>& params) {
   const std::vector<int> users = g.Consumers(y);
   if (users.size() != 1 || g.IsGraphOutput(y)) return -1;
-  const onnx::NodeProto& r = g.nodes()[static_cast<size_t>(users[0])];
-  if (r.op_type() != "Relu") return -1;
+  const onnx::NodeProto& r = g.node(users[0]);
+  if (r.op_type() != "Relu" || g.IsGraphOutput(r.output(0))) return -1;
   const TensorQuant* q = Lookup(params, r.output(0));
-  if (!q || !q->per_tensor() || q->role == "weight") return -1;
-  const int32_t qmin = q->dtype == DataType::kInt8 ? -128 : 0;
-  return q->zero_points[0] == qmin ? users[0] : -1;
+  if (!q || !q->per_tensor() || q->role == TensorRole::kWeight) return -1;
+  return q->zero_points[0] == QuantMin(q->dtype) ? users[0] : -1;
 }
 
 // Gather from a constant float table of rank 2 (an embedding): int8, symmetric, one scale for the
@@ -114,33 +129,16 @@ std::optional<TensorQuant> EmbeddingParams(const RewriteGraph& g, const onnx::No
   const onnx::TensorProto& t = g.Initializer(n.input(0));
   if (t.data_type() != onnx::TensorProto::FLOAT || t.dims_size() != 2) return std::nullopt;
   const Tensor w = g.InitializerValue(n.input(0));
-  float lo = 0, hi = 0;
   for (int64_t i = 0; i < w.size(); ++i) {
-    const float v = w.data<float>()[i];
-    if (!std::isfinite(v)) return std::nullopt;
-    lo = std::min(lo, v);
-    hi = std::max(hi, v);
+    if (!std::isfinite(w.data<float>()[i])) return std::nullopt;
   }
-  const QuantParams p = ChooseQuantParams(lo, hi, DataType::kInt8, /*symmetric=*/true);
-  TensorQuant q;
-  q.role = "weight";
-  q.dtype = DataType::kInt8;
-  q.scales = {p.scale};
-  q.zero_points = {p.zero_point};
-  q.shape = w.shape();
-  return q;
+  return ChooseWeightQuant(w, WeightChannelAxis("Gather", false, w.rank()), DataType::kInt8, /*symmetric=*/true);
 }
 
 }  // namespace
 
-bool IsDataMovementOp(const std::string& op) {
-  static const std::set<std::string> kOps = {"Reshape", "Transpose", "Squeeze", "Unsqueeze", "Flatten",
-                                             "Identity", "MaxPool", "Slice", "Gather", "Concat", "Split"};
-  return kOps.count(op) > 0;
-}
-
 QuantPlan MakeQuantPlan(const RewriteGraph& g, const onnx::ModelProto& model, const QuantTable& table,
-                        const RewriteConfig& config) {
+                        const QuantizationOptions& config) {
   QuantPlan plan;
   plan.params = table.tensors;
   ApplyOverrides(config, &plan.params);
@@ -157,32 +155,30 @@ QuantPlan MakeQuantPlan(const RewriteGraph& g, const onnx::ModelProto& model, co
   }
   auto act = [&](const std::string& t) {
     const TensorQuant* q = Lookup(plan.params, t);
-    return q && q->role != "weight" && q->per_tensor();
+    return q && q->role != TensorRole::kWeight && q->per_tensor();
   };
   auto weight = [&](const std::string& t) {
-    const TensorQuant* q = Lookup(plan.params, t);
-    return q && q->role == "weight" && g.IsInitializer(t);
+    return g.IsInitializer(t) && g.Initializer(t).data_type() == onnx::TensorProto::FLOAT;
   };
-  const auto& nodes = g.nodes();
-  for (size_t i = 0; i < nodes.size(); ++i) {
-    const onnx::NodeProto& n = nodes[i];
+  for (int i = 0; i < g.size(); ++i) {
+    const onnx::NodeProto& n = g.node(i);
     const std::string& op = n.op_type();
-    if (op == "Gather" && Has(config.op_types, "Gather")) {
+    if (op == "Gather" && config.quantizes("Gather")) {
       if (auto q = EmbeddingParams(g, n)) {
         if (IsExcluded(config, n.name())) continue;
-        plan.params[n.input(0)] = *q;
         NodeQuant nq;
         nq.inputs = {InputRole::kWeight, InputRole::kFloat};
+        nq.weight = *q;
         nq.output = n.output(0);
         nq.why = "embedding";
-        plan.nodes[static_cast<int>(i)] = nq;
+        plan.nodes[i] = nq;
       }
       continue;
     }
     if (op != "MatMul" && op != "Conv") continue;
     const std::string label = "node '" + n.name() + "' (" + op + ", output '" + n.output(0) + "')";
     const bool attention = qk_outputs.count(n.output(0)) || pv_outputs.count(n.output(0));
-    if (!Has(config.op_types, op) && !(attention && op == "MatMul")) continue;
+    if (!config.quantizes(op) && !(attention && op == "MatMul")) continue;
     if (IsExcluded(config, n.name())) {
       plan.skipped.push_back(label + ": excluded by quantization.exclude_nodes");
       continue;
@@ -191,7 +187,8 @@ QuantPlan MakeQuantPlan(const RewriteGraph& g, const onnx::ModelProto& model, co
     nq.inputs.assign(static_cast<size_t>(n.input_size()), InputRole::kFloat);
     if (op == "MatMul" && g.IsInitializer(n.input(1))) {
       if (!act(n.input(0)) || !weight(n.input(1))) {
-        plan.skipped.push_back(label + ": no per-tensor parameters for its input or weight in the table");
+        plan.skipped.push_back(label + (weight(n.input(1)) ? ": no per-tensor parameters for its input in the table"
+                                                           : ": its constant weight is not float32"));
         continue;
       }
       nq.inputs = {InputRole::kActivation, InputRole::kWeight};
@@ -209,7 +206,7 @@ QuantPlan MakeQuantPlan(const RewriteGraph& g, const onnx::ModelProto& model, co
       nq.why = qk_outputs.count(n.output(0)) ? "attention scores" : "attention context";
     } else {  // Conv
       if (!act(n.input(0)) || n.input_size() < 2 || !weight(n.input(1))) {
-        plan.skipped.push_back(label + ": no parameters for its input or weight in the table");
+        plan.skipped.push_back(label + ": no parameters for its input, or its weight is not a float32 constant");
         continue;
       }
       nq.inputs[0] = InputRole::kActivation;
@@ -232,16 +229,31 @@ QuantPlan MakeQuantPlan(const RewriteGraph& g, const onnx::ModelProto& model, co
       }
       nq.why = "conv";
     }
+    if (nq.inputs[1] == InputRole::kWeight) {
+      nq.weight = WeightQuantFor(g, n.input(1), op, Lookup(plan.params, n.input(1)), config);
+    }
     nq.output = n.output(0);
-    if (nq.why == "matmul") nq.bias_add = FindBiasAdd(g, static_cast<int>(i));
-    if (nq.bias_add >= 0) nq.output = nodes[static_cast<size_t>(nq.bias_add)].output(0);
+    if (nq.why == "matmul") nq.bias_add = FindBiasAdd(g, i);
+    if (nq.bias_add >= 0) nq.output = g.node(nq.bias_add).output(0);
+    std::string bias;
+    if (nq.bias_add >= 0) {
+      const onnx::NodeProto& add = g.node(nq.bias_add);
+      bias = add.input(0) == n.output(0) ? add.input(1) : add.input(0);
+    } else if (nq.inputs.size() > 2 && nq.inputs[2] == InputRole::kBias) {
+      bias = n.input(2);
+    }
+    if (!bias.empty()) {
+      const std::string w = FitBiasInInt32(g, bias, plan.params.at(n.input(0)).scales[0], n.name(), n.input(1), &nq.weight);
+      if (!w.empty()) plan.warnings.push_back(w);
+    }
     if (nq.why == "matmul" || nq.why == "conv") {
       nq.fused_relu = FindExactRelu(g, nq.output, plan.params);
-      if (nq.fused_relu >= 0) nq.output = nodes[static_cast<size_t>(nq.fused_relu)].output(0);
+      if (nq.fused_relu >= 0) nq.output = g.node(nq.fused_relu).output(0);
     }
     // Attention scores stay float after the integer product (S2: scaling, mask and Softmax in float).
     nq.quantize_output = nq.why != "attention scores" && act(nq.output);
-    plan.nodes[static_cast<int>(i)] = nq;
+    if (nq.quantize_output) plan.output_of[nq.output] = n.name();
+    plan.nodes[i] = nq;
   }
   return plan;
 }

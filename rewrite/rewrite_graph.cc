@@ -1,8 +1,10 @@
-// RewriteGraph: node and initializer bookkeeping, name generation and the topological write-back.
+// RewriteGraph: node and initializer bookkeeping, the producer/reader index, name generation and the
+// topological write-back.
 #include "rewrite/rewrite_graph.h"
 
 #include <algorithm>
 #include <deque>
+#include <unordered_map>
 
 #include "runtime/error.h"
 #include "runtime/tensor_proto.h"
@@ -35,31 +37,54 @@ RewriteGraph::RewriteGraph(const onnx::ModelProto& model) {
       continue;
     }
     nodes_.push_back(n);
+    Index(static_cast<int>(nodes_.size()) - 1);
+  }
+}
+
+void RewriteGraph::Index(int index) {
+  const onnx::NodeProto& n = nodes_[static_cast<size_t>(index)];
+  for (const auto& o : n.output()) {
+    if (!o.empty()) producer_[o] = index;
+  }
+  for (const auto& i : n.input()) {
+    if (!i.empty()) readers_[i].push_back(index);
+  }
+}
+
+void RewriteGraph::DropReader(const std::string& tensor, int index) {
+  auto it = readers_.find(tensor);
+  if (it == readers_.end()) return;
+  auto& v = it->second;
+  const auto pos = std::find(v.begin(), v.end(), index);
+  if (pos != v.end()) v.erase(pos);
+  if (v.empty()) readers_.erase(it);
+}
+
+void RewriteGraph::Unindex(int index) {
+  const onnx::NodeProto& n = nodes_[static_cast<size_t>(index)];
+  for (const auto& o : n.output()) {
+    auto it = producer_.find(o);
+    if (it != producer_.end() && it->second == index) producer_.erase(it);
+  }
+  for (const auto& i : n.input()) {
+    if (!i.empty()) DropReader(i, index);
   }
 }
 
 int RewriteGraph::Producer(const std::string& tensor) const {
-  if (tensor.empty()) return -1;
-  for (size_t i = 0; i < nodes_.size(); ++i) {
-    for (const auto& o : nodes_[i].output()) {
-      if (o == tensor) return static_cast<int>(i);
-    }
-  }
-  return -1;
+  const auto it = producer_.find(tensor);
+  if (it == producer_.end()) return -1;
+  ++visits_;
+  return it->second;
 }
 
 std::vector<int> RewriteGraph::Consumers(const std::string& tensor) const {
-  std::vector<int> out;
-  if (tensor.empty()) return out;
-  for (size_t i = 0; i < nodes_.size(); ++i) {
-    if (nodes_[i].op_type().empty()) continue;
-    for (const auto& in : nodes_[i].input()) {
-      if (in == tensor) {
-        out.push_back(static_cast<int>(i));
-        break;
-      }
-    }
-  }
+  const auto it = readers_.find(tensor);
+  if (it == readers_.end()) return {};
+  std::vector<int> out = it->second;
+  std::sort(out.begin(), out.end());
+  out.erase(std::unique(out.begin(), out.end()), out.end());
+  visits_ += static_cast<int64_t>(out.size());
   return out;
 }
 
@@ -99,16 +124,44 @@ int RewriteGraph::AddNode(const std::string& op_type, const std::vector<std::str
   }
   Use(name);
   nodes_.push_back(std::move(n));
+  Index(static_cast<int>(nodes_.size()) - 1);
   return static_cast<int>(nodes_.size()) - 1;
 }
 
-void RewriteGraph::RemoveNode(int index) { nodes_[static_cast<size_t>(index)] = onnx::NodeProto(); }
+void RewriteGraph::RemoveNode(int index) {
+  Unindex(index);
+  nodes_[static_cast<size_t>(index)] = onnx::NodeProto();
+}
+
+void RewriteGraph::SetInput(int index, int k, const std::string& tensor) {
+  onnx::NodeProto& n = nodes_[static_cast<size_t>(index)];
+  if (n.input(k) == tensor) return;
+  if (!n.input(k).empty()) DropReader(n.input(k), index);
+  n.set_input(k, tensor);
+  if (!tensor.empty()) readers_[tensor].push_back(index);
+}
+
+void RewriteGraph::SetOutput(int index, int k, const std::string& tensor) {
+  onnx::NodeProto& n = nodes_[static_cast<size_t>(index)];
+  const auto it = producer_.find(n.output(k));
+  if (it != producer_.end() && it->second == index) producer_.erase(it);
+  n.set_output(k, tensor);
+  Use(tensor);
+  if (!tensor.empty()) producer_[tensor] = index;
+}
+
+void RewriteGraph::SetIntAttribute(int index, const std::string& name, int64_t value) {
+  SetIntAttr(&nodes_[static_cast<size_t>(index)], name, value);
+}
+
+void RewriteGraph::CopyAttributes(int index, const onnx::NodeProto& from) {
+  *nodes_[static_cast<size_t>(index)].mutable_attribute() = from.attribute();
+}
 
 void RewriteGraph::ReplaceUses(const std::string& from, const std::string& to) {
-  for (auto& n : nodes_) {
-    if (n.op_type().empty()) continue;
-    for (int i = 0; i < n.input_size(); ++i) {
-      if (n.input(i) == from) n.set_input(i, to);
+  for (int i : Consumers(from)) {
+    for (int k = 0; k < nodes_[static_cast<size_t>(i)].input_size(); ++k) {
+      if (nodes_[static_cast<size_t>(i)].input(k) == from) SetInput(i, k, to);
     }
   }
 }

@@ -1,4 +1,4 @@
-// An editable copy of an ONNX graph for rewrite passes: nodes, initializers, names, and queries.
+// An editable copy of an ONNX graph for rewrite passes: nodes, initializers, names, and indexed queries.
 #pragma once
 
 #include <onnx/onnx_pb.h>
@@ -6,26 +6,33 @@
 #include <map>
 #include <set>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "runtime/tensor.h"
 
 namespace ptq {
 
-// Nodes are kept in a vector; a removed node keeps its slot with an empty op_type until Compact().
-// Queries scan the nodes (graphs are at most a few thousand nodes; passes are not hot).
+// Nodes are kept in slots; a removed node keeps its slot with an empty op_type until WriteTo. Every
+// edit goes through the methods below, which keep an index of each tensor's producer and readers, so
+// Producer and Consumers cost the size of their answer, not the graph's: the passes stay linear in
+// the node count.
 class RewriteGraph {
  public:
   // Takes the graph of `model` (Constant nodes become initializers). REQUIRES: no subgraphs use
   // outer-scope names (If/Loop bodies are left untouched).
   explicit RewriteGraph(const onnx::ModelProto& model);
 
-  std::vector<onnx::NodeProto>& nodes() { return nodes_; }
-  const std::vector<onnx::NodeProto>& nodes() const { return nodes_; }
+  int size() const { return static_cast<int>(nodes_.size()); }  // node slots, live or removed
+  // The node in slot i (op_type "" when removed). Counted in node_visits().
+  const onnx::NodeProto& node(int i) const {
+    ++visits_;
+    return nodes_[static_cast<size_t>(i)];
+  }
 
-  // Index of the live node producing `tensor`, or -1 (graph input, initializer, unknown).
+  // Slot of the live node producing `tensor`, or -1 (graph input, initializer, unknown).
   int Producer(const std::string& tensor) const;
-  // Indices of the live nodes reading `tensor` (a node reading it twice is listed once).
+  // Slots of the live nodes reading `tensor`, ascending (a node reading it twice is listed once).
   std::vector<int> Consumers(const std::string& tensor) const;
   bool IsGraphOutput(const std::string& tensor) const { return outputs_.count(tensor) > 0; }
   bool IsGraphInput(const std::string& tensor) const { return inputs_.count(tensor) > 0; }
@@ -38,12 +45,23 @@ class RewriteGraph {
 
   // A tensor/node name not used yet, derived from `base` ("base", else "base_2", ...).
   std::string NewName(const std::string& base);
-  // Appends a node; returns its index. Names given must come from NewName or existing tensors.
+  // Appends a node; returns its slot. Names given must come from NewName or existing tensors.
   int AddNode(const std::string& op_type, const std::vector<std::string>& inputs,
               const std::vector<std::string>& outputs, const std::string& name);
   void RemoveNode(int index);
-  // Every input `from` of live nodes (and graph outputs' producers stay) becomes `to`.
+  void SetInput(int index, int k, const std::string& tensor);
+  void SetOutput(int index, int k, const std::string& tensor);
+  void SetIntAttribute(int index, const std::string& name, int64_t value);
+  void CopyAttributes(int index, const onnx::NodeProto& from);
+  // Every input `from` of live nodes becomes `to` (graph outputs keep their names).
   void ReplaceUses(const std::string& from, const std::string& to);
+
+  // The integer tensors the passes created and the float tensor each stands for ("x/quantized" -> "x").
+  void SetTwin(const std::string& int8_tensor, const std::string& float_tensor) { twins_[int8_tensor] = float_tensor; }
+  const std::map<std::string, std::string>& twins() const { return twins_; }
+
+  // Nodes examined so far: node() calls and the answers of Producer and Consumers.
+  int64_t node_visits() const { return visits_; }
 
   // Writes the nodes in a topological order (stable: the original order where possible), the
   // initializers that are still used, and clears value_info (types may have changed) into `model`.
@@ -55,11 +73,18 @@ class RewriteGraph {
 
  private:
   void Use(const std::string& name) { used_names_.insert(name); }
+  void Index(int index);
+  void Unindex(int index);
+  void DropReader(const std::string& tensor, int index);
 
   std::vector<onnx::NodeProto> nodes_;
+  std::unordered_map<std::string, int> producer_;
+  std::unordered_map<std::string, std::vector<int>> readers_;  // one entry per input slot reading it
   std::map<std::string, onnx::TensorProto> initializers_;
   std::set<std::string> inputs_, outputs_, used_names_;
+  std::map<std::string, std::string> twins_;
   std::string model_dir_;
+  mutable int64_t visits_ = 0;
 };
 
 // Attribute helpers on NodeProto.

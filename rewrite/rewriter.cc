@@ -107,7 +107,7 @@ std::string ValidateModel(const onnx::ModelProto& model) {
 }
 
 onnx::ModelProto RewriteModel(const onnx::ModelProto& input, const std::string& model_dir, const QuantTable& table0,
-                              const RewriteConfig& config, const std::map<std::string, std::string>& metadata,
+                              const QuantizationOptions& config, const std::map<std::string, std::string>& metadata,
                               RewriteInfo* info) {
   RefuseQuantized(input);
   RefuseForeignTable(input, table0);
@@ -140,6 +140,13 @@ onnx::ModelProto RewriteModel(const onnx::ModelProto& input, const std::string& 
   }
   if (info) {
     info->skipped = plan.skipped;
+    info->warnings = plan.warnings;
+    info->quantized_by = plan.output_of;
+    std::set<std::string> produced;
+    for (const auto& n : out.graph().node()) produced.insert(n.output().begin(), n.output().end());
+    for (const auto& [int8, twin] : g.twins()) {
+      if (produced.count(int8)) info->twins[int8] = twin;
+    }
     for (const auto& n : out.graph().node()) ++info->op_counts[n.op_type()];
     info->checked = ValidateModel(out);
   } else {

@@ -7,15 +7,21 @@
 #include <string>
 #include <vector>
 
-#include "rewrite/quant_table.h"
-#include "rewrite/rewrite_config.h"
+#include "runtime/quant_table.h"
+#include "runtime/quantization_options.h"
 
 namespace ptq {
 
 struct RewriteInfo {
   std::vector<std::string> skipped;        // planned ops left float, with the reason
+  std::vector<std::string> warnings;       // parameters the rewrite had to change (e.g. for int32 biases)
   std::map<std::string, int> op_counts;    // op type -> count in the emitted model
   std::string checked;                     // what the validation checked
+  // The emitted model's 8-bit tensors and the float tensor each stands for (its twin in the float model).
+  std::map<std::string, std::string> twins;
+  // Float tensors whose quantized form a node computes -> that node (the float model's name); keeping
+  // the node float keeps the tensor's producer float.
+  std::map<std::string, std::string> quantized_by;
 };
 
 // Rewrites `model` (loaded from a file in `model_dir`). Refuses (input error) a model that already
@@ -23,7 +29,7 @@ struct RewriteInfo {
 // converted with ONNX's version converter first. `metadata` is added to metadata_props. The result
 // passes ValidateModel. Deterministic: same inputs, same bytes.
 onnx::ModelProto RewriteModel(const onnx::ModelProto& model, const std::string& model_dir, const QuantTable& table,
-                              const RewriteConfig& config, const std::map<std::string, std::string>& metadata,
+                              const QuantizationOptions& config, const std::map<std::string, std::string>& metadata,
                               RewriteInfo* info);
 
 // onnx::checker::check_model plus strict shape and type inference (error on any node). Throws an

@@ -17,21 +17,21 @@ struct ShapeMatch {
 };
 
 std::optional<ShapeMatch> Match(const RewriteGraph& g, int i) {
-  const onnx::NodeProto& n = g.nodes()[static_cast<size_t>(i)];
+  const onnx::NodeProto& n = g.node(i);
   if (!ReadsOnlyShape(n)) return std::nullopt;
   const int p = g.Producer(n.input(0));
-  if (p < 0 || g.nodes()[static_cast<size_t>(p)].op_type() != "DequantizeLinear") return std::nullopt;
-  return ShapeMatch{i, g.nodes()[static_cast<size_t>(p)].input(0)};
+  if (p < 0 || g.node(p).op_type() != "DequantizeLinear") return std::nullopt;
+  return ShapeMatch{i, g.node(p).input(0)};
 }
 
 }  // namespace
 
 bool ReadShapeBeforeDequantize(RewriteGraph* g) {
   bool changed = false;
-  for (size_t i = 0; i < g->nodes().size(); ++i) {
-    auto m = Match(*g, static_cast<int>(i));
+  for (int i = 0; i < g->size(); ++i) {
+    auto m = Match(*g, i);
     if (!m) continue;
-    g->nodes()[i].set_input(0, m->source);  // attributes (Shape's start/end) are kept
+    g->SetInput(i, 0, m->source);  // attributes (Shape's start/end) are kept
     changed = true;  // the DequantizeLinear goes with remove_dead_nodes.cc when nothing else reads it
   }
   return changed;

@@ -10,20 +10,14 @@
 #include "rewrite/passes.h"
 
 #include "rewrite/qdq_util.h"
+#include "runtime/value_movement.h"
 
 namespace ptq {
 namespace {
 
 // Ops whose input 0 is the data and whose other inputs are shape-like (Reshape's shape, Slice's
-// starts, Gather's indices): the int8 data moves through unchanged.
-bool Movable(const onnx::NodeProto& n) {
-  static const char* kOps[] = {"Reshape", "Transpose", "Squeeze", "Unsqueeze", "Flatten", "Identity", "MaxPool",
-                               "Slice", "Gather"};
-  for (const char* op : kOps) {
-    if (n.op_type() == op) return n.output_size() == 1;
-  }
-  return false;
-}
+// starts, Gather's indices): the int8 data moves through unchanged (runtime/value_movement.h).
+bool Movable(const onnx::NodeProto& n) { return MovesInt8Values(n.op_type()) && n.output_size() == 1; }
 
 // True when the DequantizeLinear reads int8 or uint8 (its zero point says so; without one the input
 // may be int32, which MaxPool does not take and which moving gains nothing for).
@@ -46,14 +40,14 @@ struct SinkMatch {
 };
 
 std::optional<SinkMatch> Match(const RewriteGraph& g, int i) {
-  const onnx::NodeProto& n = g.nodes()[static_cast<size_t>(i)];
+  const onnx::NodeProto& n = g.node(i);
   if (!Movable(n) || n.input_size() < 1) return std::nullopt;
   auto dq = ProducerDq(g, n.input(0));
   if (!dq || !IsScalarParam(g, dq->scale) || !CommutesWith(g, n, *dq)) return std::nullopt;
   if (g.IsInitializer(dq->x)) return SinkMatch{i, *dq, std::nullopt};  // a constant int8 table (embedding)
   const std::vector<int> readers = g.Consumers(n.output(0));
   if (readers.size() == 1 && !g.IsGraphOutput(n.output(0)) &&
-      g.nodes()[static_cast<size_t>(readers[0])].op_type() == "QuantizeLinear") {
+      g.node(readers[0]).op_type() == "QuantizeLinear") {
     const QdqNode q = AsQdq(g, readers[0]);
     if (SameQuantization(g, *dq, q)) return SinkMatch{i, *dq, q};
   }
@@ -63,17 +57,18 @@ std::optional<SinkMatch> Match(const RewriteGraph& g, int i) {
 }
 
 void Apply(RewriteGraph* g, const SinkMatch& m) {
-  const size_t i = static_cast<size_t>(m.op);
+  const int i = m.op;
   if (m.q) {
-    g->nodes()[i].set_input(0, m.dq.x);  // the op reads the int8 tensor
-    g->nodes()[i].set_output(0, m.q->y);  // and writes what the QuantizeLinear wrote
-    g->RemoveNode(m.q->index);            // the DequantizeLinear stays while other readers need it
+    g->RemoveNode(m.q->index);      // the DequantizeLinear stays while other readers need it
+    g->SetInput(i, 0, m.dq.x);      // the op reads the int8 tensor
+    g->SetOutput(i, 0, m.q->y);     // and writes what the QuantizeLinear wrote
     return;
   }
-  const onnx::NodeProto op = g->nodes()[i];  // a copy: AddNode may reallocate the nodes
+  const onnx::NodeProto op = g->node(i);  // a copy: AddNode may reallocate the nodes
   const std::string moved = g->NewName(op.output(0) + "/quantized");
-  g->nodes()[i].set_input(0, m.dq.x);
-  g->nodes()[i].set_output(0, moved);
+  g->SetTwin(moved, op.output(0));
+  g->SetInput(i, 0, m.dq.x);
+  g->SetOutput(i, 0, moved);
   g->AddNode("DequantizeLinear", {moved, m.dq.scale, m.dq.zero_point}, {op.output(0)},
              g->NewName(op.name() + "/DequantizeLinear"));
   if (g->Consumers(m.dq.y).empty() && !g->IsGraphOutput(m.dq.y)) g->RemoveNode(m.dq.index);
@@ -85,8 +80,8 @@ bool SinkDequantize(RewriteGraph* g) {
   bool changed = false;
   for (bool again = true; again;) {  // a moved DequantizeLinear may reach the next op of a chain
     again = false;
-    for (size_t i = 0; i < g->nodes().size(); ++i) {
-      auto m = Match(*g, static_cast<int>(i));
+    for (int i = 0; i < g->size(); ++i) {
+      auto m = Match(*g, i);
       if (!m) continue;
       Apply(g, *m);
       again = changed = true;

@@ -5,19 +5,17 @@
 #include <set>
 #include <string>
 
+#include "runtime/value_movement.h"
+
 namespace ptq {
 
 namespace {
 
-bool IsShapeOnly(const std::string& op) {
-  static const std::set<std::string> kOps = {"Reshape", "Transpose", "Squeeze", "Unsqueeze", "Cast", "Identity", "Dropout"};
-  return kOps.count(op) != 0;
-}
-
+// The scaling and masking of the scores (Div or Mul by sqrt(d), Add or Where of a mask), or a change of
+// their shape or type.
 bool IsScoreOp(const std::string& op) {
-  static const std::set<std::string> kOps = {"Div", "Mul", "Add", "Sub", "Where", "Cast", "Reshape",
-                                             "Transpose", "Squeeze", "Unsqueeze", "Identity"};
-  return kOps.count(op) != 0;
+  static const std::set<std::string> kArithmetic = {"Div", "Mul", "Add", "Sub", "Where"};
+  return kArithmetic.count(op) != 0 || KeepsValuesApartFromType(op);
 }
 
 }  // namespace
@@ -48,7 +46,7 @@ std::vector<AttentionMatch> FindAttention(const Graph& graph) {
           m.pv_matmul = n;
           break;
         }
-        if (IsShapeOnly(n->op_type) && c.second == 0 && !n->outputs.empty()) frontier.push_back(n->outputs[0]);
+        if (KeepsValuesApartFromType(n->op_type) && c.second == 0 && !n->outputs.empty()) frontier.push_back(n->outputs[0]);
       }
     }
     if (!m.pv_matmul) continue;

@@ -78,6 +78,27 @@ inline int32_t QuantizeBias(float bias, float input_scale, float weight_scale) {
   return static_cast<int32_t>(v);
 }
 
+// The largest |int32 bias| a quantized node gets: 2^30, so that bias + sum of products keeps 2^30 of
+// int32 headroom for the products. QuantizeBias itself saturates at int32's limits; WeightScaleForBias
+// chooses weight scales so that it never has to.
+constexpr int32_t kMaxQuantizedBias = int32_t{1} << 30;
+
+// The smallest weight scale w >= weight_scale with |round(bias / (input_scale * w))| <= kMaxQuantizedBias
+// (the products taken in float32 as QuantizeBias takes them). weight_scale itself when the bias fits or
+// is not finite. A larger weight scale loses weight precision in that channel; a saturated bias would
+// lose the bias itself.
+inline float WeightScaleForBias(float bias, float input_scale, float weight_scale) {
+  auto fits = [&](float w) {
+    const double v = std::nearbyint(static_cast<double>(bias) / static_cast<double>(input_scale * w));
+    return std::fabs(v) <= static_cast<double>(kMaxQuantizedBias);
+  };
+  if (!std::isfinite(bias) || fits(weight_scale)) return weight_scale;
+  const double need = std::fabs(static_cast<double>(bias)) / (static_cast<double>(input_scale) * kMaxQuantizedBias);
+  float w = std::max(weight_scale, static_cast<float>(std::min(need, static_cast<double>(std::numeric_limits<float>::max()))));
+  for (int step = 0; step < 64 && !fits(w) && std::isfinite(w); ++step) w *= 1.0f + 0x1p-20f;  // float rounding only
+  return w;
+}
+
 // Scale and zero point for the real range [rmin, rmax] in an integer type of range [qmin, qmax].
 //  - The range is widened to contain 0, so that 0.0 is exactly representable.
 //  - asymmetric: scale = (rmax - rmin) / (qmax - qmin); zero_point = round(qmin - rmin / scale), clamped.
@@ -118,17 +139,29 @@ inline QuantParams ChooseQuantParams(float rmin, float rmax, int32_t qmin, int32
   return p;
 }
 
-// The same, for a quantized element type (int4, uint4, int8, uint8, int16, uint16). With
-// reduce_range the type loses one bit of range (int8 [-64, 63], uint8 [0, 127]), for kernels
-// whose int16 pair sums could otherwise saturate.
-inline QuantParams ChooseQuantParams(float rmin, float rmax, DataType type, bool symmetric, bool reduce_range = false) {
-  int32_t qmin = QuantMin(type);
-  int32_t qmax = QuantMax(type);
+// The integer range a tensor is quantized into, one fact for every caller: the range methods are
+// told levels(), ChooseQuantParams uses [qmin, qmax]. With reduce_range the type loses one bit of
+// range (int8 [-64, 63], uint8 [0, 127]), for kernels whose int16 pair sums could otherwise saturate.
+struct QuantRange {
+  int32_t qmin = 0;
+  int32_t qmax = 255;
+  int levels() const { return qmax - qmin + 1; }
+};
+
+inline QuantRange QuantRangeOf(DataType type, bool reduce_range = false) {
+  QuantRange r{QuantMin(type), QuantMax(type)};
   if (reduce_range) {
-    qmin /= 2;
-    qmax /= 2;
+    r.qmin /= 2;
+    r.qmax /= 2;
   }
-  return ChooseQuantParams(rmin, rmax, qmin, qmax, symmetric);
+  return r;
+}
+
+// The same, for a quantized element type (int4, uint4, int8, uint8, int16, uint16), in its full range
+// or with reduce_range (see QuantRangeOf).
+inline QuantParams ChooseQuantParams(float rmin, float rmax, DataType type, bool symmetric, bool reduce_range = false) {
+  const QuantRange r = QuantRangeOf(type, reduce_range);
+  return ChooseQuantParams(rmin, rmax, r.qmin, r.qmax, symmetric);
 }
 
 }  // namespace ptq

@@ -63,7 +63,7 @@ TEST(StatsWorker, FoldsEveryJobInOrderWithinTheByteBound) {
   ASSERT_EQ(seen.size(), 51u);
   for (int i = 0; i <= 50; ++i) EXPECT_EQ(seen[static_cast<size_t>(i)], static_cast<float>(i));
   EXPECT_EQ(t.histogram.count(), 50u * 256u + 4096u);
-  EXPECT_EQ(t.observed_shape, Shape{4096});
+  EXPECT_EQ(t.shape, Shape{4096});
   EXPECT_EQ(w.peak_bytes(), 16u * 1024u);
 }
 

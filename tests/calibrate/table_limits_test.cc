@@ -39,7 +39,7 @@ std::string Read(const nlohmann::json& j) {
 TEST(CalibrationTableLimits, IntegersGivenAsHugeFloatsAreErrors) {
   nlohmann::json j = Table(Activation());
   j["version"] = 1e300;
-  EXPECT_NE(Read(j).find("t.json: field 'version' must hold integers"), std::string::npos);
+  EXPECT_NE(Read(j).find("t.json: table version 1e+300 is not supported"), std::string::npos) << Read(j);
   j = Table(Activation());
   j["samples"] = -1;
   EXPECT_NE(Read(j).find("field 'samples'"), std::string::npos);

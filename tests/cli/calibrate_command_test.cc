@@ -156,7 +156,7 @@ TEST(MergeStatsCommand, TableNamingAWeightTheModelLacksIsAnInputError) {
   const auto r = RunPtq("merge-stats " + (tmp.path() / "a.json").string() + " " + (tmp.path() / "b.json").string() +
                         " -o " + out + " --config " + cfg.string());
   EXPECT_EQ(r.exit_code, 2) << r.output;
-  EXPECT_NE(r.output.find("names weight 'no/such/weight', which is not a constant of"), std::string::npos) << r.output;
+  EXPECT_NE(r.output.find("names weight 'no/such/weight', which is not a float constant of"), std::string::npos) << r.output;
   EXPECT_FALSE(fs::exists(out));
 }
 

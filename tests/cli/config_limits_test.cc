@@ -8,7 +8,7 @@
 #include <functional>
 
 #include "cli/config_file.h"
-#include "rewrite/rewrite_config.h"
+#include "runtime/quantization_options.h"
 #include "runtime/error.h"
 #include "tests/error_of.h"
 
@@ -69,11 +69,11 @@ TEST_F(ConfigLimits, ExcludeRegexesThatCouldOverflowTheStackAreRefused) {
   auto rewrite = [](const std::string& pattern) {
     return nlohmann::json{{"quantization", {{"exclude_nodes", {pattern}}}}};
   };
-  EXPECT_NE(UsageErrorOf([&] { ParseRewriteConfig(rewrite("/" + std::string(300, 'a') + "/")); }).find("too complex"), std::string::npos);
-  EXPECT_NE(UsageErrorOf([&] { ParseRewriteConfig(rewrite("/" + std::string(9, '(') + "a" + std::string(9, ')') + "/")); }).find("too complex"),
+  EXPECT_NE(UsageErrorOf([&] { ParseQuantizationOptions(rewrite("/" + std::string(300, 'a') + "/")); }).find("too complex"), std::string::npos);
+  EXPECT_NE(UsageErrorOf([&] { ParseQuantizationOptions(rewrite("/" + std::string(9, '(') + "a" + std::string(9, ')') + "/")); }).find("too complex"),
             std::string::npos);
-  EXPECT_NE(UsageErrorOf([&] { ParseRewriteConfig(rewrite("/(a)\\1/")); }).find("not a valid regex"), std::string::npos);
-  const RewriteConfig c = ParseRewriteConfig(rewrite("/(a|b)*c/"));
+  EXPECT_NE(UsageErrorOf([&] { ParseQuantizationOptions(rewrite("/(a)\\1/")); }).find("not a valid regex"), std::string::npos);
+  const QuantizationOptions c = ParseQuantizationOptions(rewrite("/(a|b)*c/"));
   EXPECT_TRUE(IsExcluded(c, "aabc"));
   // A long node name (from a model) is not searched with a regex: no stack overflow, no exponential time.
   EXPECT_FALSE(IsExcluded(c, std::string(100000, 'a') + "c"));
@@ -81,9 +81,9 @@ TEST_F(ConfigLimits, ExcludeRegexesThatCouldOverflowTheStackAreRefused) {
 
 TEST_F(ConfigLimits, OverrideValuesMustFitFloat32AndTheQuantizedType) {
   auto overrides = [](const nlohmann::json& o) { return nlohmann::json{{"quantization", {{"overrides", {{"t", o}}}}}}; };
-  EXPECT_NE(UsageErrorOf([&] { ParseRewriteConfig(overrides({{"scale", 1e300}})); }).find("positive finite"), std::string::npos);
-  EXPECT_NE(UsageErrorOf([&] { ParseRewriteConfig(overrides({{"min", -1e300}, {"max", 1}})); }).find("finite"), std::string::npos);
-  EXPECT_NE(UsageErrorOf([&] { ParseRewriteConfig(overrides({{"scale", 0.5}, {"zero_point", 100000}})); }).find("at most 255"),
+  EXPECT_NE(UsageErrorOf([&] { ParseQuantizationOptions(overrides({{"scale", 1e300}})); }).find("positive finite"), std::string::npos);
+  EXPECT_NE(UsageErrorOf([&] { ParseQuantizationOptions(overrides({{"min", -1e300}, {"max", 1}})); }).find("finite"), std::string::npos);
+  EXPECT_NE(UsageErrorOf([&] { ParseQuantizationOptions(overrides({{"scale", 0.5}, {"zero_point", 100000}})); }).find("at most 255"),
             std::string::npos);
 }
 

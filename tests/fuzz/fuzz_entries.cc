@@ -25,8 +25,8 @@
 #include "cli/config_file.h"
 #include "cli/effective_config.h"
 #include "report/validation_config.h"
-#include "rewrite/quant_table.h"
-#include "rewrite/rewrite_config.h"
+#include "runtime/quant_table.h"
+#include "runtime/quantization_options.h"
 #include "rewrite/rewriter.h"
 #include "runtime/error.h"
 #include "runtime/graph.h"
@@ -211,7 +211,7 @@ void Config(const std::string& bytes) {
   Guard([&] {
     const ConfigFile c = LoadConfig(path.string(), sets);
     const CalibrationConfig cal = ParseCalibrationConfig(c.json, c.dir);
-    const RewriteConfig rc = ParseRewriteConfig(c.json);
+    const QuantizationOptions rc = ParseQuantizationOptions(c.json);
     const ValidationConfig val = ParseValidationConfig(c.json, c.dir);
     for (const char* node : {"/blocks.0/attn/MatMul", "", "Conv_3"}) (void)IsExcluded(rc, node);
     (void)QuantizedModelMetadata(c, "0", "0");  // digests the config's JSON dump
@@ -232,9 +232,9 @@ void CalibrationTable(const std::string& bytes) {
     int64_t elements = 0;
     for (const auto& [name, t] : a.tensors) {
       if (t.role != TensorRole::kWeight) continue;
-      elements += ShapeSize(t.observed_shape);
+      elements += ShapeSize(t.shape);
       if (elements > (1 << 20)) return;
-      Tensor w(DataType::kFloat, t.observed_shape);
+      Tensor w(DataType::kFloat, t.shape);
       for (int64_t i = 0; i < w.size(); ++i) w.data<float>()[i] = static_cast<float>(i % 7) - 3.0f;
       g.constants[name] = w;
     }
@@ -271,7 +271,7 @@ void Rewrite(const std::string& bytes) {
     Refused(e);
     return;
   }
-  RewriteConfig rc;
+  QuantizationOptions rc;
   if (flags & 1) rc.format = QuantFormat::kQdq;
   if (flags & 2) rc.attention = false;
   if (flags & 4) rc.op_types.push_back("Gather");

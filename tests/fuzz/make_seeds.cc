@@ -207,7 +207,7 @@ void TableSeeds() {
   CalibratedTensor a;
   a.role = TensorRole::kActivation;
   a.histogram.Add({-1.5f, 0.0f, 0.0f, 0.25f, 2.0f, 3.5f, 1e-3f});
-  a.observed_shape = {1, 4};
+  a.shape = {1, 4};
   a.range_min = -1.5f;
   a.range_max = 3.5f;
   a.scales = {0.02f};
@@ -221,7 +221,7 @@ void TableSeeds() {
   CalibratedTensor w;
   w.role = TensorRole::kWeight;
   w.dtype = DataType::kInt8;
-  w.observed_shape = {4, 3};
+  w.shape = {4, 3};
   w.axis = 1;
   w.scales = {0.01f, 0.02f, 0.03f};
   w.zero_points = {0, 0, 0};

@@ -30,11 +30,11 @@ RewriteInfo RewriteConv(int64_t bias_len) {
   m.Node("Sigmoid", {"y"}, {"z"}, "sigmoid");  // y is not a graph output: QLinearConv can write it
   m.Output("z", DataType::kFloat, {1, 2, 4, 4});
   QuantTable table;
-  table.tensors["x"] = Param("activation", {0.01f}, DataType::kUint8);
-  table.tensors["y"] = Param("activation", {0.02f}, DataType::kUint8);
-  table.tensors["w"] = Param("weight", {0.004f, 0.008f}, DataType::kInt8, 0);
+  table.tensors["x"] = Param(TensorRole::kActivation, {0.01f}, DataType::kUint8);
+  table.tensors["y"] = Param(TensorRole::kActivation, {0.02f}, DataType::kUint8);
+  table.tensors["w"] = Param(TensorRole::kWeight, {0.004f, 0.008f}, DataType::kInt8, 0);
   RewriteInfo info;
-  RewriteModel(m.model(), ".", table, RewriteConfig(), {}, &info);
+  RewriteModel(m.model(), ".", table, QuantizationOptions(), {}, &info);
   return info;
 }
 

@@ -45,15 +45,15 @@ TEST(ExternalConstant, ConstantNodeWeightFromAnExternalFileIsInlinedAndQuantized
   m.Output("z", DataType::kFloat, {4, 3});
 
   QuantTable table;
-  table.tensors["x"] = Param("activation", {0.01f}, DataType::kUint8);
-  table.tensors["y"] = Param("activation", {0.02f}, DataType::kUint8);
-  table.tensors["w"] = Param("weight", {1.0f / 127, 1.0f / 127, 1.0f / 127}, DataType::kInt8, 1);
+  table.tensors["x"] = Param(TensorRole::kActivation, {0.01f}, DataType::kUint8);
+  table.tensors["y"] = Param(TensorRole::kActivation, {0.02f}, DataType::kUint8);
+  table.tensors["w"] = Param(TensorRole::kWeight, {1.0f / 127, 1.0f / 127, 1.0f / 127}, DataType::kInt8, 1);
   RewriteInfo info;
   // Run from another folder than the model's: nothing may be looked up relative to the current one.
   const fs::path cwd = fs::current_path();
   fs::current_path(fs::temp_directory_path());
   onnx::ModelProto out;
-  EXPECT_NO_THROW(out = RewriteModel(m.model(), dir.string(), table, RewriteConfig(), {}, &info));
+  EXPECT_NO_THROW(out = RewriteModel(m.model(), dir.string(), table, QuantizationOptions(), {}, &info));
   fs::current_path(cwd);
   EXPECT_TRUE(info.skipped.empty());
   EXPECT_EQ(info.op_counts.count("QLinearMatMul") + info.op_counts.count("MatMulInteger"), 1u);

@@ -1,6 +1,6 @@
 // Tests of the rewrite's table reader on malformed tables: every problem is an input error naming the
 // file and tensor, never a nlohmann exception, an out-of-range conversion or a deep recursion.
-#include "rewrite/quant_table.h"
+#include "runtime/quant_table.h"
 
 #include <gtest/gtest.h>
 

@@ -19,7 +19,7 @@ Tensor Weight(const Shape& shape) {
 
 TensorQuant PerChannel(int64_t axis, std::vector<float> scales) {
   TensorQuant q;
-  q.role = "weight";
+  q.role = TensorRole::kWeight;
   q.dtype = DataType::kInt8;
   q.axis = axis;
   q.zero_points.assign(scales.size(), 0);

@@ -12,7 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "rewrite/quant_table.h"
+#include "runtime/quant_table.h"
 #include "rewrite/rewriter.h"
 #include "runtime/error.h"
 #include "runtime/model_io.h"
@@ -158,7 +158,7 @@ TEST(RewriteCommand, RefusesQuantizedModelsForeignTablesAndTheInputPath) {
   LoadModelProto((tmp.path() / "model.qoperator.onnx").string(), &quantized);
   const QuantTable table = ReadQuantTable((tmp.path() / "table.json").string());
   try {
-    RewriteModel(quantized, tmp.path().string(), table, RewriteConfig{}, {}, nullptr);
+    RewriteModel(quantized, tmp.path().string(), table, QuantizationOptions{}, {}, nullptr);
     ADD_FAILURE() << "a quantized model was rewritten";
   } catch (const Error& e) {
     EXPECT_EQ(e.kind(), ErrorKind::kInput);

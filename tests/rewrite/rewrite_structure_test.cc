@@ -12,7 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "rewrite/passes.h"
-#include "rewrite/quant_table.h"
+#include "runtime/quant_table.h"
 #include "runtime/model_io.h"
 #include "runtime/npy.h"
 #include "runtime/tensor_proto.h"
@@ -105,7 +105,7 @@ TEST(RewriteStructure, AttentionIsIntegerScoresFloatSoftmaxQuantizedContext) {
     EXPECT_EQ(zp.dtype(), DataType::kUint8);
     EXPECT_EQ(zp.data<uint8_t>()[0], 0);
     const TensorQuant& entry = table.tensors.at(n.output(0));
-    EXPECT_EQ(entry.role, "softmax_output");
+    EXPECT_EQ(entry.role, TensorRole::kSoftmaxOutput);
     EXPECT_EQ(scale.data<float>()[0], entry.scales[0]);
     // P·V.
     std::string t = quant->output(0);
@@ -133,7 +133,7 @@ TEST(RewriteStructure, PassesChangeNothingOnTheirOwnOutput) {
     LoadModelProto(q.string(), &m);
     RewriteGraph g(m);
     QuantTable table;
-    EXPECT_FALSE(CanonicalizeGemm(&g, RewriteConfig{}, &table)) << model;
+    EXPECT_FALSE(CanonicalizeGemm(&g, QuantizationOptions{}, &table)) << model;
     EXPECT_FALSE(InsertQdq(&g, QuantPlan{})) << model;
     EXPECT_FALSE(ReadShapeBeforeDequantize(&g)) << model;
     EXPECT_FALSE(SinkDequantize(&g)) << model;

@@ -5,12 +5,12 @@
 #include <utility>
 #include <vector>
 
-#include "rewrite/quant_table.h"
+#include "runtime/quant_table.h"
 
 namespace ptq {
 namespace testing {
 
-inline TensorQuant Param(const std::string& role, std::vector<float> scales, DataType dtype, int64_t axis = -1) {
+inline TensorQuant Param(TensorRole role, std::vector<float> scales, DataType dtype, int64_t axis = -1) {
   TensorQuant q;
   q.role = role;
   q.dtype = dtype;

@@ -1,5 +1,5 @@
-// Parsing of the `quantization` config section for the rewrite stage.
-#include "rewrite/rewrite_config.h"
+// Parsing of the `quantization` config section, and the exclusion patterns.
+#include "runtime/quantization_options.h"
 
 #include <algorithm>
 #include <cmath>
@@ -26,8 +26,8 @@ std::regex MakeRegex(const std::string& pattern) {
 #endif
 }
 
-DataType DtypeChoice(const JsonSection& s, const std::string& key) {
-  return s.GetChoice(key, "uint8", {"uint8", "int8"}) == "int8" ? DataType::kInt8 : DataType::kUint8;
+DataType DtypeChoice(const JsonSection& s, const std::string& key, const std::string& def = "uint8") {
+  return s.GetChoice(key, def, {"uint8", "int8"}) == "int8" ? DataType::kInt8 : DataType::kUint8;
 }
 
 TensorOverride ParseOverride(const nlohmann::json& v, const std::string& path) {
@@ -72,16 +72,37 @@ void CheckRegexSize(const std::string& e) {
 
 }  // namespace
 
-RewriteConfig ParseRewriteConfig(const nlohmann::json& config) {
-  RewriteConfig c;
+const std::vector<std::string>& QuantizableOpTypes() {
+  static const std::vector<std::string> kOps = {"MatMul", "Gemm", "Conv", "Gather"};
+  return kOps;
+}
+
+bool QuantizationOptions::quantizes(const std::string& op_type) const {
+  return std::find(op_types.begin(), op_types.end(), op_type) != op_types.end();
+}
+
+QuantizationOptions ParseQuantizationOptions(const nlohmann::json& config) {
+  QuantizationOptions c;
   if (!config.contains("quantization")) return c;
   JsonSection q(config.at("quantization"), "quantization",
                 {"format", "activations", "weights", "op_types", "attention", "exclude_nodes", "overrides", "opset"});
   c.format = q.GetChoice("format", "qoperator", {"qoperator", "qdq"}) == "qdq" ? QuantFormat::kQdq : QuantFormat::kQOperator;
+  if (q.Has("activations")) {
+    JsonSection a(q.Get("activations"), "quantization.activations", {"dtype", "symmetric", "reduce_range"});
+    c.activation_dtype = DtypeChoice(a, "dtype");
+    c.activation_symmetric = a.GetBool("symmetric", false);
+    c.reduce_range = a.GetBool("reduce_range", false);
+  }
+  if (q.Has("weights")) {
+    JsonSection w(q.Get("weights"), "quantization.weights", {"dtype", "symmetric", "per_channel"});
+    c.weight_dtype = DtypeChoice(w, "dtype", "int8");
+    c.weight_symmetric = w.GetBool("symmetric", true);
+    c.per_channel = w.GetBool("per_channel", true);
+  }
   if (q.Has("op_types")) {
     c.op_types = q.GetStringList("op_types");
     for (const auto& t : c.op_types) {
-      if (t != "MatMul" && t != "Gemm" && t != "Conv" && t != "Gather") {
+      if (std::find(QuantizableOpTypes().begin(), QuantizableOpTypes().end(), t) == QuantizableOpTypes().end()) {
         ThrowUsageError("'quantization.op_types' entry '", t, "' is not supported (MatMul, Gemm, Conv, Gather are)");
       }
     }
@@ -97,10 +118,6 @@ RewriteConfig ParseRewriteConfig(const nlohmann::json& config) {
         ThrowUsageError("'quantization.exclude_nodes' entry ", e, " is not a valid regex: ", err.what());
       }
     }
-  }
-  if (q.Has("activations")) {
-    JsonSection a(q.Get("activations"), "quantization.activations", {"dtype", "symmetric", "reduce_range"});
-    c.activation_symmetric = a.GetBool("symmetric", false);
   }
   if (q.Has("overrides")) {
     const nlohmann::json& ov = q.Get("overrides");
@@ -124,7 +141,7 @@ const std::regex& CompiledRegex(const std::string& pattern) {
 
 }  // namespace
 
-bool IsExcluded(const RewriteConfig& c, const std::string& node_name) {
+bool IsExcluded(const QuantizationOptions& c, const std::string& node_name) {
   for (const auto& e : c.exclude_nodes) {
     if (e.size() >= 2 && e.front() == '/' && e.back() == '/') {
       if (node_name.size() <= kMaxRegexSubject && std::regex_search(node_name, CompiledRegex(e.substr(1, e.size() - 2)))) {

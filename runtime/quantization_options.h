@@ -1,4 +1,5 @@
-// The config's `quantization` section as the rewrite uses it, parsed once into a plain struct.
+// The config's `quantization` section, parsed once into a plain struct that calibration and the
+// rewrite both read (shared/config.md lists the keys): types, op types, exclusions, overrides.
 #pragma once
 
 #include <map>
@@ -8,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "runtime/dtype.h"
+#include "runtime/quant_math.h"
 
 namespace ptq {
 
@@ -23,22 +25,34 @@ struct TensorOverride {
   int32_t zero_point = 0;
 };
 
-struct RewriteConfig {
+struct QuantizationOptions {
   QuantFormat format = QuantFormat::kQOperator;
+  DataType activation_dtype = DataType::kUint8;
+  bool activation_symmetric = false;
+  bool reduce_range = false;               // 7-bit activations (QuantRangeOf)
+  DataType weight_dtype = DataType::kInt8;
+  bool weight_symmetric = true;
+  bool per_channel = true;
   std::vector<std::string> op_types = {"MatMul", "Gemm", "Conv"};
   bool attention = true;
   std::vector<std::string> exclude_nodes;  // names, or /regex/
   std::map<std::string, TensorOverride> overrides;
-  bool activation_symmetric = false;       // for override ranges
   int64_t opset = 0;                       // 0: the model's, raised to 13
+
+  // The integer range of activations: the dtype's, halved with reduce_range.
+  QuantRange activation_range() const { return QuantRangeOf(activation_dtype, reduce_range); }
+  bool quantizes(const std::string& op_type) const;  // op_type is listed in op_types
 };
 
+// The op types `quantization.op_types` accepts.
+const std::vector<std::string>& QuantizableOpTypes();
+
 // Parses config["quantization"] (absent: defaults). Unknown keys and wrong types are usage errors
-// naming the key path (shared/config.md lists the keys).
-RewriteConfig ParseRewriteConfig(const nlohmann::json& config);
+// naming the key path.
+QuantizationOptions ParseQuantizationOptions(const nlohmann::json& config);
 
 // True when `node_name` matches an entry of exclude_nodes (exact name, or /regex/ searched; a /regex/
 // is at most 256 characters with 8 nested groups, and is not searched in names over 1024 characters).
-bool IsExcluded(const RewriteConfig& c, const std::string& node_name);
+bool IsExcluded(const QuantizationOptions& options, const std::string& node_name);
 
 }  // namespace ptq

@@ -1,0 +1,122 @@
+// Reading and writing the calibration table's quantization entries and header.
+#include "runtime/quant_table.h"
+
+#include <cmath>
+#include <limits>
+
+#include "runtime/error.h"
+#include "runtime/file_util.h"
+#include "runtime/json_fields.h"
+#include "runtime/quant_math.h"
+#include "runtime/sha256.h"
+
+namespace ptq {
+namespace {
+
+constexpr int64_t kMaxTableBytes = int64_t{1} << 30;
+
+DataType DtypeOf(const std::string& s, const std::string& where) {
+  if (s == "uint8") return DataType::kUint8;
+  if (s == "int8") return DataType::kInt8;
+  ThrowInputError(where, ": dtype must be uint8 or int8, got '", s, "'");
+}
+
+TensorRole RoleOf(const std::string& s, const std::string& where) {
+  for (TensorRole r : {TensorRole::kActivation, TensorRole::kWeight, TensorRole::kSoftmaxOutput}) {
+    if (TensorRoleName(r) == s) return r;
+  }
+  ThrowInputError(where, ": unknown role '", s, "' (activation, weight or softmax_output)");
+}
+
+}  // namespace
+
+std::string TensorRoleName(TensorRole role) {
+  switch (role) {
+    case TensorRole::kWeight: return "weight";
+    case TensorRole::kSoftmaxOutput: return "softmax_output";
+    default: return "activation";
+  }
+}
+
+std::string ReadTableFile(const std::string& path) { return ReadFileToString(path, kMaxTableBytes); }
+
+nlohmann::json ParseTableJson(const std::string& text, const std::string& where) {
+  JsonLimits limits;
+  limits.max_bytes = kMaxTableBytes;
+  limits.max_values = int64_t{1} << 26;  // ~32,000 tensors with full 2048-bin histograms
+  return ParseJsonText(text, where, ErrorKind::kInput, limits);
+}
+
+TableProvenance ParseTableHeader(const nlohmann::json& j, const std::string& where, bool full) {
+  if (!j.is_object() || !j.contains("format") || j.at("format") != "ptq-calibration-table") {
+    ThrowInputError(where, ": not a ptq calibration table (field 'format')");
+  }
+  const nlohmann::json& version = JsonField(j, "version", where);
+  if (version != kCalibrationTableVersion) {
+    ThrowInputError(where, ": table version ", version.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace),
+                    " is not supported (", kCalibrationTableVersion, " is)");
+  }
+  TableProvenance p;
+  p.model_digest = JsonStringField(j, "model_sha256", where);
+  p.config_digest = JsonStringField(j, "config_sha256", where);
+  if (full) {
+    p.method = JsonStringField(j, "method", where);
+    p.percentile = JsonNumberField(j, "percentile", where);
+    p.shard = JsonStringField(j, "shard", where);
+  }
+  return p;
+}
+
+TensorQuant ParseTableEntry(const nlohmann::json& e, const std::string& where) {
+  TensorQuant q;
+  q.role = RoleOf(JsonStringField(e, "role", where), where);
+  q.dtype = DtypeOf(JsonStringField(e, "dtype", where), where);
+  q.scales = JsonFloatList(e, "scale", where);
+  const QuantRange range = QuantRangeOf(q.dtype);
+  for (int64_t z : JsonIntegerList(e, "zero_point", where, range.qmin, range.qmax)) {
+    q.zero_points.push_back(static_cast<int32_t>(z));
+  }
+  q.shape = JsonIntegerList(e, "shape", where, 0, std::numeric_limits<int64_t>::max());
+  q.axis = e.contains("axis") ? JsonInteger(e.at("axis"), "axis", where, -1, static_cast<int64_t>(q.shape.size()) - 1) : -1;
+  if (q.scales.empty() || q.scales.size() != q.zero_points.size()) {
+    ThrowInputError(where, ": 'scale' and 'zero_point' must be non-empty and of the same length");
+  }
+  for (float s : q.scales) {
+    if (!(s > 0.0f) || !std::isfinite(s)) ThrowInputError(where, ": scale ", s, " is not a positive finite number");
+  }
+  if (q.scales.size() > 1 && q.axis < 0) ThrowInputError(where, ": several scales need an 'axis'");
+  if (q.scales.size() > 1 && static_cast<int64_t>(q.scales.size()) != q.shape[static_cast<size_t>(q.axis)]) {
+    ThrowInputError(where, ": ", q.scales.size(), " scales along axis ", q.axis, " of shape ", ShapeToString(q.shape),
+                    " (one per channel expected)");
+  }
+  return q;
+}
+
+nlohmann::json TableEntryJson(const TensorQuant& q) {
+  nlohmann::json e = {{"role", TensorRoleName(q.role)},
+                      {"dtype", DataTypeName(q.dtype)},
+                      {"scale", q.scales},
+                      {"zero_point", q.zero_points},
+                      {"shape", q.shape}};
+  if (q.axis >= 0) e["axis"] = q.axis;
+  return e;
+}
+
+QuantTable ReadQuantTable(const std::string& path) {
+  return ParseQuantTable(ReadTableFile(path), path);
+}
+
+QuantTable ParseQuantTable(const std::string& text, const std::string& path) {
+  const nlohmann::json j = ParseTableJson(text, path);
+  QuantTable t;
+  t.file_sha256 = Sha256Hex(text);
+  const TableProvenance p = ParseTableHeader(j, path, false);
+  t.model_sha256 = p.model_digest;
+  t.config_sha256 = p.config_digest;
+  const nlohmann::json& tensors = JsonField(j, "tensors", path);
+  if (!tensors.is_object()) ThrowInputError(path, ": field 'tensors' must be an object, got ", JsonTypeName(tensors));
+  for (const auto& [name, e] : tensors.items()) t.tensors[name] = ParseTableEntry(e, path + ": tensor '" + name + "'");
+  return t;
+}
+
+}  // namespace ptq
