@@ -1,5 +1,8 @@
 // ptq merge-stats: merges the calibration tables of shards into the table of one run.
+#include <cinttypes>
+#include <cstdio>
 #include <iostream>
+#include <map>
 
 #include "calibrate/calibration_config.h"
 #include "calibrate/calibration_table.h"
@@ -18,7 +21,7 @@ constexpr const char* kMergeUsage = R"(usage: ptq merge-stats A.json B.json ... 
 
 Merges the calibration tables of shards (ptq calibrate --shard K/N) of the same model and config:
 histograms and counts are added exactly, then ranges, scales and zero points are chosen again, so the
-result equals the table of one run over all samples.
+result equals the table of one run over all samples. Every shard 0/N .. N-1/N must be given, once.
 )";
 
 // Refuses a shard made for another model or with another calibration config than `config`'s.
@@ -33,6 +36,36 @@ void CheckProvenance(const TableProvenance& p, const std::string& path, const Co
                     " differs from the calibration and quantization sections of the given config, ", config_digest,
                     ")");
   }
+}
+
+// The tables must be the shards 0/N .. N-1/N of one split, each once: a shard given twice, a missing
+// one or a table of all samples (no --shard) would count samples twice or leave some out, silently.
+void CheckShardsCoverTheData(const std::vector<std::string>& paths, const std::vector<std::string>& shards) {
+  std::map<int64_t, std::string> seen;
+  int64_t n = -1;
+  std::string first_n_path;
+  for (size_t i = 0; i < paths.size(); ++i) {
+    int64_t k = -1, count = -1;
+    char rest = 0;
+    if (std::sscanf(shards[i].c_str(), "%" SCNd64 "/%" SCNd64 "%c", &k, &count, &rest) != 2 || count < 1 || k < 0 ||
+        k >= count) {
+      ThrowInputError(paths[i], ": this table covers all samples (shard '", shards[i],
+                      "'), not one shard of them (ptq calibrate --shard K/N): merging it would count samples twice");
+    }
+    if (n < 0) {
+      n = count;
+      first_n_path = paths[i];
+    } else if (count != n) {
+      ThrowInputError(paths[i], ": shard ", shards[i], " is of another split than ", first_n_path, "'s (", n, " shards)");
+    }
+    const auto [it, fresh] = seen.emplace(k, paths[i]);
+    if (!fresh) ThrowInputError(paths[i], ": shard ", shards[i], " is given twice (also ", it->second, ")");
+  }
+  std::string missing;
+  for (int64_t k = 0; k < n; ++k) {
+    if (!seen.count(k)) missing += (missing.empty() ? "" : ", ") + std::to_string(k) + "/" + std::to_string(n);
+  }
+  if (!missing.empty()) ThrowInputError("merge-stats: shard(s) ", missing, " missing: the merged table would leave their samples out");
 }
 
 }  // namespace
@@ -56,12 +89,15 @@ int MergeStatsCommand(int argc, char** argv) {
   TableProvenance p;
   CalibrationResult merged = ReadCalibrationTable(paths[0], &p);
   CheckProvenance(p, paths[0], config, model_digest, config_digest);
+  std::vector<std::string> shards = {p.shard};
   for (size_t i = 1; i < paths.size(); ++i) {
     TableProvenance pi;
     const CalibrationResult r = ReadCalibrationTable(paths[i], &pi);
     CheckProvenance(pi, paths[i], config, model_digest, config_digest);
+    shards.push_back(pi.shard);
     MergeCalibrationResults(&merged, p, r, pi, paths[i]);
   }
+  CheckShardsCoverTheData(paths, shards);
   const Graph graph = LoadGraph(config.model);
   ChooseQuantization(graph, cal.options, &merged);
   p.shard = "";

@@ -50,6 +50,7 @@ figcaption{font-size:12.5px;margin-bottom:4px;white-space:nowrap;overflow:hidden
 using report_fields::At;
 using report_fields::Items;
 using report_fields::Num;
+using report_fields::OutputNotes;
 using report_fields::Sqnr;
 // A scalar as plain text (not yet escaped); "" for null, objects and arrays.
 std::string Text(const json& v) {
@@ -102,7 +103,7 @@ void Provenance(std::ostringstream& o, const json& r) {
   const auto fb = Num(At(model, "float_bytes")), ib = Num(At(model, "int8_bytes"));
   if (fb || ib) {
     std::string size = Or(fb, Bytes) + " → " + Or(ib, Bytes);
-    if (fb && ib && *ib > 0) size += " (" + FormatFixed(*fb / *ib, 2) + "× smaller)";
+    if (fb && ib && *ib > 0 && *fb > 0) size += " (" + FormatSizeChange(*fb, *ib) + ")";
     rows.emplace_back("Model size float → int8", size);
   }
   if (!rows.empty()) {
@@ -150,7 +151,24 @@ void Gate(std::ostringstream& o, const json& gate) {
     for (const std::string& f : failures) o << "<li>" << E(f) << "</li>\n";
     o << "</ul>";
   }
+  std::vector<std::string> unchecked;
+  for (const json& u : Items(At(gate, "unchecked"))) {
+    if (!Text(u).empty()) unchecked.push_back(Text(u));
+  }
+  if (!unchecked.empty()) {
+    o << "\n<p>Not covered by the thresholds:</p>\n<ul class=\"unchecked\">\n";
+    for (const std::string& u : unchecked) o << "<li>" << E(u) << "</li>\n";
+    o << "</ul>";
+  }
   o << "</div>\n";
+}
+
+// What the rewrite changed on its own (e.g. weight scales raised so that an int32 bias fits).
+void Warnings(std::ostringstream& o, const json& warnings) {
+  if (warnings.empty()) return;
+  o << "<h2>Warnings</h2>\n<ul class=\"warnings\">\n";
+  for (const json& w : warnings) o << "<li>" << E(Text(w)) << "</li>\n";
+  o << "</ul>\n";
 }
 
 void Outputs(std::ostringstream& o, const json& r, std::optional<double> min_sqnr, std::optional<double> max_drop) {
@@ -169,9 +187,9 @@ void Outputs(std::ostringstream& o, const json& r, std::optional<double> min_sqn
   for (const json& out : outputs) {
     const auto sqnr = Sqnr(At(out, "sqnr_db"));
     o << "<tr><td class=\"name\"><code>" << E(Text(At(out, "name"))) << "</code></td>"
-      << Td(FormatSqnr(sqnr) + (sqnr ? " dB" : ""), Below(sqnr, min_sqnr)) << Td(Or(Num(At(out, "cosine")), Cos))
-      << Td(Or(Num(At(out, "max_abs_error")), G4)) << Td(Or(Num(At(out, "mean_abs_error")), G4))
-      << Td(Or(Num(At(out, "rmse")), G4));
+      << Td(FormatSqnr(sqnr) + (sqnr ? " dB" : ""), Below(sqnr, min_sqnr) || At(out, "nonfinite").is_object())
+      << Td(Or(Num(At(out, "cosine")), Cos)) << Td(Or(Sqnr(At(out, "max_abs_error")), G4))
+      << Td(Or(Sqnr(At(out, "mean_abs_error")), G4)) << Td(Or(Sqnr(At(out, "rmse")), G4));
     if (top1) {
       const json& t = At(out, "top1");
       const auto f = Num(At(t, "float")), q = Num(At(t, "int8"));
@@ -183,6 +201,7 @@ void Outputs(std::ostringstream& o, const json& r, std::optional<double> min_sqn
     o << "</tr>\n";
   }
   o << "</table>\n";
+  for (const std::string& note : OutputNotes(outputs)) o << "<p class=\"note\">" << E(note) << "</p>\n";
 }
 
 void Layers(std::ostringstream& o, const json& layers, std::optional<double> min_sqnr) {
@@ -280,6 +299,7 @@ std::string RenderHtmlReport(const json& report) {
   Gate(o, gate);  // the verdict first, then where it comes from
   Provenance(o, report);
   Outputs(o, report, min_sqnr, max_drop);
+  Warnings(o, Items(At(report, "warnings")));
   const json& layers = Items(At(report, "layers"));
   Layers(o, layers, min_sqnr);
   Recovery(o, Items(At(report, "recovery")));

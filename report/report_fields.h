@@ -2,9 +2,11 @@
 #pragma once
 
 #include <cctype>
+#include <cstdio>
 #include <limits>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -42,6 +44,32 @@ inline std::optional<double> Sqnr(const json& v) {
   if (s == "inf" || s == "+inf" || s == "infinity") return inf;
   if (s == "-inf" || s == "-infinity") return -inf;
   return std::nullopt;
+}
+
+// Sentences about outputs that the error columns cannot show: int8 values that are not finite, outputs
+// not compared by SQNR (with the reason and, for integer outputs, the share of equal elements).
+inline std::vector<std::string> OutputNotes(const json& outputs) {
+  std::vector<std::string> notes;
+  for (const json& out : Items(outputs)) {
+    const json& name = At(out, "name");
+    const std::string n = name.is_string() ? name.get<std::string>() : "?";
+    const json& nf = At(out, "nonfinite");
+    if (nf.is_object() && Num(At(nf, "count"))) {
+      notes.push_back("output '" + n + "': " + At(nf, "count").dump() + " int8 values are not finite where the float ones are (first at element " +
+                      At(nf, "first_index").dump() + ")");
+    }
+    const json& reason = At(out, "reason");
+    if (At(out, "compared").is_boolean() && !At(out, "compared").get<bool>() && reason.is_string()) {
+      std::string s = "output '" + n + "' not compared by SQNR: " + reason.get<std::string>();
+      if (const auto m = Num(At(out, "exact_match"))) {
+        char pct[32];
+        std::snprintf(pct, sizeof pct, "%.2f", 100 * *m);
+        s += std::string(" (") + pct + "% equal)";
+      }
+      notes.push_back(s);
+    }
+  }
+  return notes;
 }
 
 }  // namespace report_fields

@@ -76,6 +76,11 @@ std::string FormatSqnr(std::optional<double> db) {
   return FormatFixed(*db, 1);
 }
 
+std::string FormatSizeChange(double from, double to) {
+  if (FormatFixed(from / to, 2) == "1.00" && FormatFixed(to / from, 2) == "1.00") return "the same size";
+  return from >= to ? FormatFixed(from / to, 2) + "× smaller" : FormatFixed(to / from, 2) + "× larger";
+}
+
 std::string SqnrBarChartSvg(const std::vector<SqnrBar>& rows, std::optional<double> min_sqnr_db) {
   if (rows.empty()) return "";
   if (min_sqnr_db && !std::isfinite(*min_sqnr_db)) min_sqnr_db.reset();

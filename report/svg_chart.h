@@ -21,6 +21,10 @@ std::string FormatGeneral(double v, int digits);   // "%.*g"
 // (so 1e300 stays short), "%.1f" otherwise.
 std::string FormatSqnr(std::optional<double> db);
 
+// How a size changed, in words that tell the direction: "3.98× smaller", "1.11× larger", "the same size".
+// REQUIRES: from > 0, to > 0.
+std::string FormatSizeChange(double from, double to);
+
 // One row of the SQNR chart. sqnr_db: nullopt when the layer has none (drawn as an empty bar),
 // +infinity for an exact layer.
 struct SqnrBar {

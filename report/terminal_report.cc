@@ -31,6 +31,7 @@ constexpr double kLowSqnrDb = 20;  // "low" when the report has no gate
 using report_fields::At;
 using report_fields::Items;
 using report_fields::Num;
+using report_fields::OutputNotes;
 using report_fields::Sqnr;
 // A scalar as text with C0/C1 control characters (ESC, CSI, newlines...) replaced by '?'.
 std::string Text(const json& v) {
@@ -130,7 +131,7 @@ std::string RenderTerminalReport(const json& report, bool color, int max_layers)
   const auto fb = Num(At(At(report, "model"), "float_bytes")), ib = Num(At(At(report, "model"), "int8_bytes"));
   if (fb && ib && *ib > 0) {
     facts.push_back(FormatFixed(*fb / 1024, 1) + " KiB → " + FormatFixed(*ib / 1024, 1) + " KiB (" +
-                    FormatFixed(*fb / *ib, 2) + "× smaller)");
+                    (*fb > 0 ? FormatSizeChange(*fb, *ib) : std::string("—")) + ")");
   }
   if (!facts.empty()) {
     std::string line;
@@ -151,7 +152,7 @@ std::string RenderTerminalReport(const json& report, bool color, int max_layers)
     }
     for (const json& out : outputs) {
       const auto sqnr = Sqnr(At(out, "sqnr_db"));
-      const auto cos = Num(At(out, "cosine")), max_err = Num(At(out, "max_abs_error")), rmse = Num(At(out, "rmse"));
+      const auto cos = Num(At(out, "cosine")), max_err = Sqnr(At(out, "max_abs_error")), rmse = Sqnr(At(out, "rmse"));
       std::vector<Cell> row = {{ShortenMiddle(Text(At(out, "name")), kNameWidth)},
                                {Db(sqnr), sqnr_color(sqnr)},
                                {cos ? FormatFixed(*cos, 6) : "—"},
@@ -169,6 +170,10 @@ std::string RenderTerminalReport(const json& report, bool color, int max_layers)
       rows.push_back(std::move(row));
     }
     o << "\n" << RenderTable(rows, right, paint);
+    for (const std::string& note : OutputNotes(outputs)) {
+      const bool bad = note.find("not finite") != std::string::npos;
+      o << "  " << paint((bad ? "✗ " : "· ") + Text(json(note)), bad ? kRed : kDim) << "\n";
+    }
   }
 
   o << "\n";
@@ -186,6 +191,12 @@ std::string RenderTerminalReport(const json& report, bool color, int max_layers)
     }
     o << "\n";
     for (const json& f : Items(At(gate, "failures"))) o << "  " << paint("✗ " + Text(f), kRed) << "\n";
+    for (const json& u : Items(At(gate, "unchecked"))) o << "  " << paint("· " + Text(u), kDim) << "\n";
+  }
+  const json& warnings = Items(At(report, "warnings"));
+  if (!warnings.empty()) {
+    o << "\n" << paint("Warnings", kBold) << "\n";
+    for (const json& w : warnings) o << "  " << paint("! " + Text(w), kRed) << "\n";
   }
 
   const json& layers = Items(At(report, "layers"));

@@ -136,6 +136,44 @@ TEST(MergeStatsCommand, RefusesTablesOfAnotherModelOrConfigAndWritesNothing) {
   EXPECT_TRUE(fs::exists(out));
 }
 
+// The same shard twice, a missing shard, or a table of all samples would count samples twice or leave
+// some out: each is an input error naming the table, and nothing is written.
+TEST(MergeStatsCommand, ShardsMustCoverTheDataOnce) {
+  TempDir tmp;
+  const fs::path cfg = WriteConfig(tmp.path());
+  CalibrateTwoShards(cfg, tmp.path());
+  const std::string a = (tmp.path() / "a.json").string(), b = (tmp.path() / "b.json").string();
+  const std::string out = (tmp.path() / "m.json").string();
+  const auto merge = [&](const std::string& tables) {
+    return RunPtq("merge-stats " + tables + " -o " + out + " --config " + cfg.string());
+  };
+  auto r = merge(a + " " + a);
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("a.json: shard 0/2 is given twice"), std::string::npos) << r.output;
+  fs::copy_file(a, tmp.path() / "a_copy.json");
+  r = merge(a + " " + (tmp.path() / "a_copy.json").string() + " " + b);
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("a_copy.json: shard 0/2 is given twice"), std::string::npos) << r.output;
+  ASSERT_EQ(RunPtq("calibrate --config " + cfg.string() + " --quiet --shard 2/3 --out " + (tmp.path() / "c.json").string()).exit_code, 0);
+  r = merge(a + " " + (tmp.path() / "c.json").string());
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("c.json: shard 2/3 is of another split"), std::string::npos) << r.output;
+  ASSERT_EQ(RunPtq("calibrate --config " + cfg.string() + " --quiet --out " + (tmp.path() / "all.json").string()).exit_code, 0);
+  r = merge(a + " " + (tmp.path() / "all.json").string());
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("all.json: this table covers all samples"), std::string::npos) << r.output;
+  EXPECT_FALSE(fs::exists(out));
+  // Shards 0/3 and 1/3 without 2/3: the missing one is named.
+  for (const char* k : {"0", "1"}) {
+    ASSERT_EQ(RunPtq("calibrate --config " + cfg.string() + " --quiet --shard " + k + "/3 --out " +
+                     (tmp.path() / (std::string("t") + k + ".json")).string()).exit_code, 0);
+  }
+  r = merge((tmp.path() / "t0.json").string() + " " + (tmp.path() / "t1.json").string());
+  EXPECT_EQ(r.exit_code, 2) << r.output;
+  EXPECT_NE(r.output.find("shard(s) 2/3 missing"), std::string::npos) << r.output;
+  EXPECT_FALSE(fs::exists(out));
+}
+
 TEST(MergeStatsCommand, TableNamingAWeightTheModelLacksIsAnInputError) {
   TempDir tmp;
   const fs::path cfg = WriteConfig(tmp.path());

@@ -1,0 +1,168 @@
+// Regression tests of the quantization plan: a weight shared by differently oriented consumers gets the
+// scales each consumer needs, overrides follow reduce_range, int32 biases never saturate, and the
+// rewrite names its integer tensors' float twins.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <memory>
+#include <random>
+#include <string>
+
+#include "rewrite/rewriter.h"
+#include "runtime/graph.h"
+#include "runtime/quant_math.h"
+#include "runtime/session.h"
+#include "runtime/weight_params.h"
+#include "tests/rewrite/tensor_quant_builder.h"
+#include "tests/runtime/model_builder.h"
+
+namespace ptq {
+namespace {
+
+using testing::ModelBuilder;
+using testing::Param;
+
+onnx::AttributeProto IntAttr(const std::string& name, int64_t v) {
+  onnx::AttributeProto a;
+  a.set_name(name);
+  a.set_type(onnx::AttributeProto::INT);
+  a.set_i(v);
+  return a;
+}
+
+Tensor RandomMatrix(int64_t rows, int64_t cols, float lo, float hi, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> u(lo, hi);
+  std::vector<float> v(static_cast<size_t>(rows * cols));
+  for (float& x : v) x = u(rng);
+  return Tensor::FromVector<float>({rows, cols}, v);
+}
+
+// The outputs of `model` run by ptq's runtime on x.
+std::vector<Tensor> RunModel(const onnx::ModelProto& model, const Tensor& x) {
+  Session s(std::make_shared<const Graph>(GraphFromModel(model, ".", "test model")));
+  return s.Run({{"x", x}});
+}
+
+double SqnrDb(const Tensor& ref, const Tensor& got) {
+  double s = 0, e = 0;
+  for (int64_t i = 0; i < ref.size(); ++i) {
+    const double r = ref.data<float>()[i], d = r - got.data<float>()[i];
+    s += r * r;
+    e += d * d;
+  }
+  return 10 * std::log10(s / e);
+}
+
+const onnx::TensorProto* FindInitializer(const onnx::ModelProto& m, const std::string& name) {
+  for (const auto& t : m.graph().initializer()) {
+    if (t.name() == name) return &t;
+  }
+  return nullptr;
+}
+
+// A square weight W read by MatMul(x, W) (output channels: W's columns, axis 1) and by
+// Gemm(x, W, transB = 1) (output channels: W's rows). Calibration gives W the axis of its first
+// consumer, the MatMul. W's columns differ in magnitude by 10x each, so the MatMul's column scales
+// applied to the Gemm's rows would clip most of each row.
+TEST(PlanCorrectness, AWeightSharedByMatMulAndTransposedGemmGetsEachConsumersChannelAxis) {
+  const float magnitude[4] = {0.01f, 0.1f, 1.0f, 10.0f};
+  Tensor w = RandomMatrix(4, 4, -1.0f, 1.0f, 7);
+  for (int64_t i = 0; i < 16; ++i) w.data<float>()[i] *= magnitude[i % 4];
+  ModelBuilder m;
+  m.Input("x", DataType::kFloat, {-1, 4}).Output("a", DataType::kFloat, {-1, 4}).Output("b", DataType::kFloat, {-1, 4});
+  m.Initializer("W", w);
+  m.Node("MatMul", {"x", "W"}, {"a"}, "matmul");
+  m.Node("Gemm", {"x", "W"}, {"b"}, "gemm").add_attribute()->CopyFrom(IntAttr("transB", 1));
+  const Tensor x = RandomMatrix(64, 4, -1.0f, 1.0f, 8);
+  QuantTable table;
+  table.tensors["x"] = Param(TensorRole::kActivation, {ChooseQuantParams(-1, 1, DataType::kUint8, false).scale}, DataType::kUint8);
+  table.tensors["x"].zero_points = {ChooseQuantParams(-1, 1, DataType::kUint8, false).zero_point};
+  table.tensors["W"] = ChooseWeightQuant(w, /*axis=*/1, DataType::kInt8, true);  // what calibration writes
+  for (auto format : {QuantFormat::kQdq, QuantFormat::kQOperator}) {
+    QuantizationOptions o;
+    o.format = format;
+    const onnx::ModelProto q = RewriteModel(m.model(), ".", table, o, {}, nullptr);
+    const std::vector<Tensor> ref = RunModel(m.model(), x), got = RunModel(q, x);
+    EXPECT_GT(SqnrDb(ref[0], got[0]), 35.0) << "MatMul output";
+    EXPECT_GT(SqnrDb(ref[1], got[1]), 35.0) << "Gemm output";
+  }
+}
+
+// With reduce_range, an override's min/max map onto 128 levels (uint8 [0, 127]), like calibrated ranges.
+TEST(PlanCorrectness, OverrideRangesFollowReduceRange) {
+  ModelBuilder m;
+  m.Input("x", DataType::kFloat, {-1, 2}).Output("y", DataType::kFloat, {-1, 2});
+  m.Initializer("W", RandomMatrix(2, 2, -1.0f, 1.0f, 3));
+  m.Node("MatMul", {"x", "W"}, {"y"}, "mm");
+  QuantTable table;
+  table.tensors["x"] = Param(TensorRole::kActivation, {0.5f}, DataType::kUint8);
+  QuantizationOptions o;
+  o.format = QuantFormat::kQdq;
+  o.reduce_range = true;
+  TensorOverride ov;
+  ov.has_range = true;
+  ov.min = 0.0f;
+  ov.max = 127.0f;
+  o.overrides["x"] = ov;
+  const onnx::ModelProto q = RewriteModel(m.model(), ".", table, o, {}, nullptr);
+  const onnx::TensorProto* scale = FindInitializer(q, "x/scale");
+  ASSERT_NE(scale, nullptr);
+  Tensor s = TensorFromProto(*scale, ".", "x/scale");
+  EXPECT_EQ(s.data<float>()[0], 1.0f);  // 127 / (127 - 0); the full range would give 127 / 255
+  // A scale override's zero point must fit the tensor's type.
+  TensorOverride bad;
+  bad.dtype = DataType::kInt8;
+  bad.has_scale = true;
+  bad.scale = 0.1f;
+  bad.zero_point = 200;
+  o.overrides["x"] = bad;
+  EXPECT_THROW(RewriteModel(m.model(), ".", table, o, {}, nullptr), Error);
+}
+
+// MatMul(x, W) + b with a near-dead column (weights ~1e-7) and a bias of 5: the int32 bias would be
+// ~2e10 at the calibrated scales; the plan raises that column's weight scale so that it fits.
+TEST(PlanCorrectness, IntegerBiasesAreNeverSaturated) {
+  ModelBuilder m;
+  m.Input("x", DataType::kFloat, {-1, 2}).Output("y", DataType::kFloat, {-1, 2});
+  m.Initializer("W", Tensor::FromVector<float>({2, 2}, {0.5f, 1e-7f, 0.25f, -1e-7f}));
+  m.Initializer("B", Tensor::FromVector<float>({2}, {0.5f, 5.0f}));
+  m.Node("MatMul", {"x", "W"}, {"p"}, "mm");
+  m.Node("Add", {"p", "B"}, {"y"}, "add");
+  QuantTable table;
+  table.tensors["x"] = Param(TensorRole::kActivation, {100.0f / 255}, DataType::kUint8);
+  table.tensors["W"] = ChooseWeightQuant(TensorFromProto(m.model().graph().initializer(0), ".", "W"), 1, DataType::kInt8, true);
+  RewriteInfo info;
+  QuantizationOptions o;
+  o.format = QuantFormat::kQdq;
+  const onnx::ModelProto q = RewriteModel(m.model(), ".", table, o, {}, &info);
+  ASSERT_EQ(info.warnings.size(), 1u);
+  EXPECT_NE(info.warnings[0].find("1 of 2 channel scale(s) of weight 'W' raised"), std::string::npos) << info.warnings[0];
+  const Tensor bias = TensorFromProto(*FindInitializer(q, "B/quantized"), ".", "B/quantized");
+  for (int64_t c = 0; c < 2; ++c) EXPECT_LE(std::abs(bias.data<int32_t>()[c]), kMaxQuantizedBias) << c;
+  const Tensor x = Tensor::FromVector<float>({1, 2}, {50.0f, 20.0f});
+  EXPECT_NEAR(RunModel(q, x)[0].data<float>()[1], 5.0f, 0.01f);
+}
+
+// The float model already has a tensor named "h/quantized": the rewrite's int8 form of h is then
+// "h/quantized_2", and the twins name it (a suffix match would take the float "h/quantized" instead).
+TEST(PlanCorrectness, TwinsNameTheIntegerTensorsWhateverTheirNames) {
+  ModelBuilder m;
+  m.Input("x", DataType::kFloat, {-1, 2}).Output("h/quantized", DataType::kFloat, {-1, 2}).Output("z", DataType::kFloat, {-1, 2});
+  m.Initializer("W1", RandomMatrix(2, 2, -1.0f, 1.0f, 1)).Initializer("W2", RandomMatrix(2, 2, -1.0f, 1.0f, 2));
+  m.Node("MatMul", {"x", "W1"}, {"h"}, "mm1");
+  m.Node("Identity", {"h"}, {"h/quantized"}, "copy");
+  m.Node("MatMul", {"h", "W2"}, {"z"}, "mm2");
+  QuantTable table;
+  for (const char* t : {"x", "h"}) table.tensors[t] = Param(TensorRole::kActivation, {0.01f}, DataType::kUint8);
+  RewriteInfo info;
+  RewriteModel(m.model(), ".", table, QuantizationOptions(), {}, &info);
+  ASSERT_TRUE(info.twins.count("h/quantized_2")) << ::testing::PrintToString(info.twins);
+  EXPECT_EQ(info.twins.at("h/quantized_2"), "h");
+  EXPECT_FALSE(info.twins.count("h/quantized"));  // the float model's own tensor
+  EXPECT_EQ(info.twins.at("x/quantized"), "x");
+  EXPECT_EQ(info.quantized_by.at("h"), "mm1");
+}
+
+}  // namespace
+}  // namespace ptq
