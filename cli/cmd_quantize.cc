@@ -1,6 +1,7 @@
 // ptq quantize: calibrate -> rewrite -> validate -> report in one command; outputs written at the end.
 #include <unistd.h>
 
+#include <cmath>
 #include <filesystem>
 #include <iostream>
 #include <set>
@@ -130,7 +131,8 @@ int QuantizeCommand(int argc, char** argv) {
     r.node = nodes[0];
     r.tensor = l.tensor;
     r.output_sqnr_db = WorstOutputSqnr(rx);
-    r.gain_db = r.output_sqnr_db - base;
+    // -inf (a non-finite output) to anything better is an infinite gain, not inf - inf.
+    r.gain_db = std::isinf(base) && base < 0 ? (r.output_sqnr_db > base ? INFINITY : 0.0) : r.output_sqnr_db - base;
     recovery.push_back(r);
   }
 

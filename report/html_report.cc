@@ -243,8 +243,8 @@ void Recovery(std::ostringstream& o, const json& recovery) {
        "(exclude it from quantization in the config).</p>\n<table>\n<tr><th>Suggestion</th><th>Tensor</th>"
        "<th class=\"num\">Output SQNR</th><th class=\"num\">Gain</th></tr>\n";
   for (const json& s : recovery) {
-    const auto gain = Num(At(s, "gain_db"));
-    const std::string gain_text = gain ? (*gain >= 0 ? "+" : "") + FormatFixed(*gain, 1) + " dB" : "—";
+    const auto gain = Sqnr(At(s, "gain_db"));  // a number, or "inf" when the int8 output was not finite
+    const std::string gain_text = gain ? (*gain >= 0 ? "+" : "") + FormatSqnr(gain) + " dB" : "—";
     o << "<tr><td class=\"name\">keep <code>" << E(Text(At(s, "node"))) << "</code> in float: <b>" << gain_text
       << "</b></td><td class=\"name\"><code>" << E(Text(At(s, "tensor"))) << "</code></td>"
       << Td(FormatSqnr(Sqnr(At(s, "output_sqnr_db"))) + (Sqnr(At(s, "output_sqnr_db")) ? " dB" : "")) << Td(gain_text)

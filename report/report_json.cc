@@ -79,13 +79,16 @@ nlohmann::json ReportJson(const ValidationResult& r, const nlohmann::json& prove
                           const std::vector<std::string>& warnings) {
   nlohmann::json outputs = nlohmann::json::array();
   for (const auto& o : r.outputs) {
+    // An output SQNR does not cover has no error figures (null), rather than the "no error" of none.
+    const bool measured = o.compared;
+    auto metric = [&](double v) { return measured ? Number(v) : nlohmann::json(); };
     nlohmann::json j = {{"name", o.name},
                         {"compared", o.compared},
-                        {"max_abs_error", Number(o.error.max_abs_error())},
-                        {"mean_abs_error", Number(o.error.mean_abs_error())},
-                        {"rmse", Number(o.error.rmse())},
-                        {"cosine", Number(o.error.cosine())},
-                        {"sqnr_db", Number(o.error.sqnr_db())}};
+                        {"max_abs_error", metric(o.error.max_abs_error())},
+                        {"mean_abs_error", metric(o.error.mean_abs_error())},
+                        {"rmse", metric(o.error.rmse())},
+                        {"cosine", metric(o.error.cosine())},
+                        {"sqnr_db", metric(o.error.sqnr_db())}};
     if (!o.compared) {
       j["reason"] = o.reason;
       if (!o.mismatch) j["exact_match"] = Rate(o.equal, o.elements);

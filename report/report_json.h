@@ -33,7 +33,8 @@ std::vector<std::string> GateFailures(const ValidationResult& r, const GateConfi
 // sentence each; empty without thresholds.
 std::vector<std::string> GateUnchecked(const ValidationResult& r, const GateConfig& gate);
 
-// The whole report. Infinite and NaN values are written as the strings "inf", "-inf" and "nan".
+// The whole report. Infinite and NaN values are written as the strings "inf", "-inf" and "nan"; the
+// error figures of an output that SQNR does not cover are null.
 // `warnings` are what the rewrite changed on its own (RewriteInfo::warnings).
 nlohmann::json ReportJson(const ValidationResult& r, const nlohmann::json& provenance, const nlohmann::json& model,
                           const std::vector<Recovery>& recovery, const GateConfig& gate,

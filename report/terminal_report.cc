@@ -225,9 +225,9 @@ std::string RenderTerminalReport(const json& report, bool color, int max_layers)
   if (!recovery.empty()) {
     std::vector<std::vector<Cell>> rows = {{{"keep in float"}, {"gain"}, {"output SQNR dB"}}};
     for (const json& s : recovery) {
-      const auto gain = Num(At(s, "gain_db"));
+      const auto gain = Sqnr(At(s, "gain_db"));  // a number, or "inf" when the int8 output was not finite
       rows.push_back({{ShortenMiddle(Text(At(s, "node")), kNameWidth)},
-                      {gain ? (*gain >= 0 ? "+" : "") + FormatFixed(*gain, 1) + " dB" : "—", gain ? kGreen : nullptr},
+                      {gain ? (*gain >= 0 ? "+" : "") + FormatSqnr(gain) + " dB" : "—", gain ? kGreen : nullptr},
                       {Db(Sqnr(At(s, "output_sqnr_db")))}});
     }
     o << "\n" << paint("Recovery suggestions", kBold) << "\n" << RenderTable(rows, {false, true, true}, paint);

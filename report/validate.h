@@ -22,7 +22,7 @@ struct OutputStats {
   // an integer or boolean output, compared element for element instead (`equal` of `elements`), or
   // float and int8 outputs that differ in type or shape in some batch (`mismatch`: a data-dependent
   // shape; the gate fails).
-  bool compared = true;
+  bool compared = true;   // false: `error` holds no meaningful figures
   bool mismatch = false;
   std::string reason;
   int64_t equal = 0, elements = 0;

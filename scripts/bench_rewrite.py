@@ -2,6 +2,7 @@
 """Times `ptq rewrite` on a generated chain graph (MatMul -> bias Add -> Relu blocks) of N nodes.
 
 usage: /usr/bin/python3 scripts/bench_rewrite.py PTQ [PTQ ...] [--nodes 20000] [--runs 3] [--dir DIR]
+                                                 [--formats qoperator,qdq]
 
 Generates the model and calibration data once (in DIR, default a temporary folder), calibrates with
 the first binary, then for each binary runs `ptq rewrite` --runs times (both formats) and prints the
@@ -49,6 +50,7 @@ def main():
     ap.add_argument("--nodes", type=int, default=20000)
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--dir")
+    ap.add_argument("--formats", default="qoperator,qdq")
     a = ap.parse_args()
     d = a.dir or tempfile.mkdtemp(prefix="ptq_bench_rewrite_")
     os.makedirs(os.path.join(d, "calib"), exist_ok=True)
@@ -56,14 +58,14 @@ def main():
     n = make_model(a.nodes, model)
     np.save(os.path.join(d, "calib", "x0.npy"), np.random.default_rng(1).uniform(-1, 1, (8, 16)).astype(np.float32))
     results = {}
-    for fmt in ("qoperator", "qdq"):
+    for fmt in a.formats.split(","):
         cfg = os.path.join(d, f"{fmt}.json")
         with open(cfg, "w") as f:
             json.dump({"model": model, "output": os.path.join(d, f"chain.{fmt}.onnx"),
                        "calibration": {"data": os.path.join(d, "calib"), "batch_size": 8,
                                        "table": os.path.join(d, "table.json")},
                        "quantization": {"format": fmt, "attention": False}}, f)
-        if fmt == "qoperator":
+        if not os.path.exists(os.path.join(d, "table.json")):
             subprocess.run([a.ptq[0], "calibrate", "--config", cfg, "--quiet"], check=True)
         for binary in a.ptq:
             best = float("inf")
