@@ -29,7 +29,8 @@ nlohmann::json CalibrationTableToJson(const CalibrationResult& r, const TablePro
           {"percentile", p.percentile},
           {"shard", p.shard},
           {"samples", r.samples},
-          {"tensors", tensors}};
+          {"tensors", tensors},
+          {"observed", ObservedJson(r.observed)}};
 }
 
 CalibrationResult CalibrationTableFromJson(const nlohmann::json& j, const std::string& where, TableProvenance* p) {
@@ -69,6 +70,7 @@ CalibrationResult CalibrationTableFromJson(const nlohmann::json& j, const std::s
     }
     r.tensors[item.key()] = std::move(t);
   }
+  r.observed = ParseTableObserved(j, where);
   return r;
 }
 
@@ -86,6 +88,10 @@ void MergeCalibrationResults(CalibrationResult* a, const TableProvenance& pa, co
     if (it == b.tensors.end()) ThrowInputError(where_b, ": tensor '", kv.first, "' is missing");
     if (kv.second.role != TensorRole::kWeight) kv.second.histogram.Merge(it->second.histogram);
     MergeObservedShape(&kv.second.shape, it->second.shape);
+  }
+  for (const auto& [name, t] : b.observed) {
+    auto [it, fresh] = a->observed.emplace(name, t);
+    if (!fresh) MergeObservedShape(&it->second.shape, t.shape);
   }
   a->samples += b.samples;
 }

@@ -108,7 +108,30 @@ CalibrationResult CollectStatistics(const Graph& graph, SampleReader& samples, c
   };
   std::unique_ptr<StatsWorker> worker;  // declared after `result`: joined before the targets go away
   if (collect.background) worker = std::make_unique<StatsWorker>(FoldObservation, collect.queue_bytes);
+  // Every tensor's observed shape: node outputs by (node, output slot), graph inputs by name.
+  std::vector<std::vector<ObservedTensor>> node_shapes(shared->nodes.size());
+  std::vector<std::vector<bool>> node_seen(shared->nodes.size());
+  for (size_t i = 0; i < shared->nodes.size(); ++i) {
+    node_shapes[i].resize(shared->nodes[i].outputs.size());
+    node_seen[i].assign(shared->nodes[i].outputs.size(), false);
+  }
+  auto record_shape = [&](const Observation& o) {
+    const Node* first = shared->nodes.data();
+    if (o.node && o.node >= first && o.node < first + shared->nodes.size()) {
+      const size_t i = static_cast<size_t>(o.node - first);
+      for (size_t k = 0; k < o.node->outputs.size(); ++k) {
+        if (&o.node->outputs[k] != &o.name && o.node->outputs[k] != o.name) continue;
+        if (!node_seen[i][k]) node_shapes[i][k] = {o.value.dtype(), o.value.shape()};
+        else MergeObservedShape(&node_shapes[i][k].shape, o.value.shape());
+        node_seen[i][k] = true;
+        return;
+      }
+    }
+    auto [it, fresh] = result.observed.emplace(o.name, ObservedTensor{o.value.dtype(), o.value.shape()});
+    if (!fresh) MergeObservedShape(&it->second.shape, o.value.shape());
+  };
   Observer observer = [&](const Observation& o) {
+    record_shape(o);
     if (o.value.dtype() != DataType::kFloat) return;
     CalibratedTensor* t = target_of(o);
     if (!t) return;
@@ -129,6 +152,11 @@ CalibrationResult CollectStatistics(const Graph& graph, SampleReader& samples, c
     if (progress) progress(result.samples, samples.num_samples());
   }
   if (worker) worker->Finish();
+  for (size_t i = 0; i < node_shapes.size(); ++i) {
+    for (size_t k = 0; k < node_shapes[i].size(); ++k) {
+      if (node_seen[i][k] && !shared->nodes[i].outputs[k].empty()) result.observed[shared->nodes[i].outputs[k]] = node_shapes[i][k];
+    }
+  }
   for (const auto& kv : aliases) result.tensors.at(kv.first).histogram = result.tensors.at(kv.second).histogram;
   return result;
 }

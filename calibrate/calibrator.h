@@ -32,6 +32,10 @@ struct CalibratedTensor : TensorQuant {
 
 struct CalibrationResult {
   std::map<std::string, CalibratedTensor> tensors;
+  // Every tensor the run produced (node outputs and graph inputs, any element type) with its type and
+  // largest shape, for opset conversion and shape inference of exports whose shapes static inference
+  // cannot find (a Softmax may read a tensor no quantized op touches).
+  std::map<std::string, ObservedTensor> observed;
   int64_t samples = 0;
 };
 
@@ -54,7 +58,7 @@ struct CollectOptions {
 };
 
 // Runs the model over every batch of `samples`, accumulating histograms (memory independent of the
-// number of samples). `progress`, when given, is called after each batch with (samples done, total).
+// number of samples) and the observed shape of every tensor. `progress`, when given, is called after each batch with (samples done, total).
 // An exception from the session, the reader or the statistics is rethrown after any background thread
 // has been joined. The result is byte-identical with and without `collect.background`.
 CalibrationResult CollectStatistics(const Graph& graph, SampleReader& samples, const CalibrationOptions& options,

@@ -20,6 +20,7 @@ std::map<std::string, int> KnownRanks(const onnx::ModelProto& m, const QuantTabl
   for (const auto& [name, q] : table.tensors) {
     if (!q.shape.empty()) rank[name] = static_cast<int>(q.shape.size());
   }
+  for (const auto& [name, t] : table.observed) rank[name] = static_cast<int>(t.shape.size());
   for (const auto* list : {&m.graph().input(), &m.graph().value_info(), &m.graph().output()}) {
     for (const auto& v : *list) {
       if (v.type().has_tensor_type() && v.type().tensor_type().has_shape()) {

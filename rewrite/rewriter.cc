@@ -72,9 +72,9 @@ void InlineExternalData(onnx::ModelProto* m, const std::string& model_dir) {
   }
 }
 
-// The ranks calibration observed, written into value_info for tensors the model does not describe,
-// so that the version converter (whose Softmax 12 -> 13 adapter needs the input's rank) works on
-// exports whose shapes static inference cannot find. Dimensions are left unknown: only ranks are
+// The types and ranks calibration observed (of every tensor it saw run), written into value_info for
+// tensors the model does not describe, so that the version converter (whose Softmax 12 -> 13 adapter
+// needs the input's rank) works on exports whose shapes static inference cannot find. Dimensions are left unknown: only ranks are
 // claimed, and value_info is rebuilt after the rewrite anyway.
 void AddObservedRanks(onnx::ModelProto* m, const QuantTable& table) {
   std::set<std::string> known;
@@ -82,13 +82,17 @@ void AddObservedRanks(onnx::ModelProto* m, const QuantTable& table) {
   for (const auto& v : m->graph().input()) known.insert(v.name());
   for (const auto& v : m->graph().output()) known.insert(v.name());
   for (const auto& t : m->graph().initializer()) known.insert(t.name());
-  for (const auto& [name, q] : table.tensors) {
-    if (known.count(name) || q.shape.empty()) continue;
+  std::map<std::string, ObservedTensor> observed = table.observed;
+  for (const auto& [name, q] : table.tensors) {  // tables without 'observed': the quantized tensors (float)
+    if (!q.shape.empty()) observed.emplace(name, ObservedTensor{DataType::kFloat, q.shape});
+  }
+  for (const auto& [name, t] : observed) {
+    if (known.count(name) || t.dtype == DataType::kUndefined) continue;
     auto* v = m->mutable_graph()->add_value_info();
     v->set_name(name);
     auto* tt = v->mutable_type()->mutable_tensor_type();
-    tt->set_elem_type(onnx::TensorProto::FLOAT);
-    for (size_t d = 0; d < q.shape.size(); ++d) tt->mutable_shape()->add_dim();
+    tt->set_elem_type(static_cast<int32_t>(t.dtype));
+    for (size_t d = 0; d < t.shape.size(); ++d) tt->mutable_shape()->add_dim();
   }
 }
 

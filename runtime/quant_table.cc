@@ -102,6 +102,31 @@ nlohmann::json TableEntryJson(const TensorQuant& q) {
   return e;
 }
 
+std::map<std::string, ObservedTensor> ParseTableObserved(const nlohmann::json& j, const std::string& where) {
+  std::map<std::string, ObservedTensor> observed;
+  if (!j.is_object() || !j.contains("observed")) return observed;
+  const nlohmann::json& s = j.at("observed");
+  if (!s.is_object()) ThrowInputError(where, ": field 'observed' must be an object, got ", JsonTypeName(s));
+  for (const auto& [name, e] : s.items()) {
+    const std::string w = where + ": observed tensor '" + name + "'";
+    ObservedTensor t;
+    const std::string dtype = JsonStringField(e, "dtype", w);
+    for (int code = 1; code <= 22 && t.dtype == DataType::kUndefined; ++code) {
+      if (DataTypeName(static_cast<DataType>(code)) == dtype) t.dtype = static_cast<DataType>(code);
+    }
+    if (t.dtype == DataType::kUndefined) ThrowInputError(w, ": unknown dtype '", dtype, "'");
+    t.shape = JsonIntegerList(e, "shape", w, 0, std::numeric_limits<int64_t>::max());
+    observed[name] = std::move(t);
+  }
+  return observed;
+}
+
+nlohmann::json ObservedJson(const std::map<std::string, ObservedTensor>& observed) {
+  nlohmann::json j = nlohmann::json::object();
+  for (const auto& [name, t] : observed) j[name] = {{"dtype", DataTypeName(t.dtype)}, {"shape", t.shape}};
+  return j;
+}
+
 QuantTable ReadQuantTable(const std::string& path) {
   return ParseQuantTable(ReadTableFile(path), path);
 }
@@ -116,6 +141,7 @@ QuantTable ParseQuantTable(const std::string& text, const std::string& path) {
   const nlohmann::json& tensors = JsonField(j, "tensors", path);
   if (!tensors.is_object()) ThrowInputError(path, ": field 'tensors' must be an object, got ", JsonTypeName(tensors));
   for (const auto& [name, e] : tensors.items()) t.tensors[name] = ParseTableEntry(e, path + ": tensor '" + name + "'");
+  t.observed = ParseTableObserved(j, path);
   return t;
 }
 

@@ -52,10 +52,20 @@ TableProvenance ParseTableHeader(const nlohmann::json& table, const std::string&
 TensorQuant ParseTableEntry(const nlohmann::json& entry, const std::string& where);
 // The same fields as JSON (the inverse of ParseTableEntry).
 nlohmann::json TableEntryJson(const TensorQuant& q);
+// A tensor as calibration saw it run: its element type and its largest shape, dimension by dimension.
+struct ObservedTensor {
+  DataType dtype = DataType::kUndefined;
+  Shape shape;
+};
+// The table's 'observed' (every tensor the calibration run produced, quantized or not); empty when the
+// table has none (tables of earlier versions of ptq). Entries are {"dtype": "float32", "shape": [...]}.
+std::map<std::string, ObservedTensor> ParseTableObserved(const nlohmann::json& table, const std::string& where);
+nlohmann::json ObservedJson(const std::map<std::string, ObservedTensor>& observed);
 
 // The table as the rewrite reads it.
 struct QuantTable {
   std::map<std::string, TensorQuant> tensors;
+  std::map<std::string, ObservedTensor> observed;  // every tensor of the calibration run (ParseTableObserved)
   std::string model_sha256, config_sha256;
   std::string file_sha256;  // of the table file itself (recorded in the model's metadata)
 };
