@@ -11,6 +11,7 @@
 #include "calibrate/calibration_table.h"
 #include "calibrate/calibration_warnings.h"
 #include "runtime/file_util.h"
+#include "runtime/model_cleanup.h"
 #include "runtime/sha256.h"
 #include "runtime/threading.h"
 
@@ -28,7 +29,7 @@ double ProcessCpuSeconds() {
 CalibrationStage RunCalibrationStage(const ConfigFile& config, const CalibrationConfig& cal,
                                      const SampleOptions& options, const std::string& shard, bool quiet) {
   if (cal.data.empty()) ThrowUsageError("'calibration.data' is required to calibrate");
-  const Graph graph = LoadGraph(config.model);
+  const Graph graph = LoadCleanGraph(config.model);  // the graph the rewrite will see
   SampleReader reader = SampleReader::Open(graph, cal.data, options);
   const bool show = !quiet && ::isatty(2);
   const auto t0 = std::chrono::steady_clock::now();

@@ -11,6 +11,7 @@
 #include "cli/config_file.h"
 #include "runtime/file_util.h"
 #include "runtime/graph.h"
+#include "runtime/model_cleanup.h"
 #include "runtime/sha256.h"
 
 namespace ptq {
@@ -98,7 +99,7 @@ int MergeStatsCommand(int argc, char** argv) {
     MergeCalibrationResults(&merged, p, r, pi, paths[i]);
   }
   CheckShardsCoverTheData(paths, shards);
-  const Graph graph = LoadGraph(config.model);
+  const Graph graph = LoadCleanGraph(config.model);
   ChooseQuantization(graph, cal.options, &merged);
   p.shard = "";
   const std::string out = args.Require("out");

@@ -12,6 +12,7 @@
 #include "rewrite/quant_plan.h"
 #include "rewrite/rewrite_graph.h"
 #include "runtime/error.h"
+#include "runtime/model_cleanup.h"
 #include "runtime/tensor_proto.h"
 
 namespace ptq {
@@ -117,6 +118,7 @@ onnx::ModelProto RewriteModel(const onnx::ModelProto& input, const std::string& 
   RefuseForeignTable(input, table0);
   onnx::ModelProto model = input;
   InlineExternalData(&model, model_dir);
+  CleanUpModel(&model, model_dir);  // the graph calibration ran (runtime/model_cleanup.h)
   CheckInputModel(model, table0);
   const int64_t target = std::max<int64_t>({kMinOpset, config.opset, 0});
   const int64_t have = DefaultOpset(model);

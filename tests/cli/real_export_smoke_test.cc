@@ -1,6 +1,7 @@
 // Smoke tests of exporter styles the model zoo meets at full size (issue 15), as tiny models built
 // here: an opset-11 Softmax on a tensor that no quantized op touches and whose rank static inference
-// cannot find (the PP-OCRv4 recogniser's case).
+// cannot find (the PP-OCRv4 recogniser's case), and a weight shared by two layers through Identity
+// nodes (torch's tied and deduplicated parameters).
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -9,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "runtime/model_io.h"
 #include "runtime/npy.h"
 #include "tests/cli/cli_test_util.h"
 #include "tests/runtime/model_builder.h"
@@ -52,6 +54,42 @@ TEST(RealExportSmoke, OpsetElevenSoftmaxOnATensorNoQuantizedOpTouches) {
     std::ofstream(tmp.path() / "c.json") << c.dump();
     const auto r = RunPtq("quantize --config " + (tmp.path() / "c.json").string() + " --quiet");
     EXPECT_EQ(r.exit_code, 0) << format << ": " << r.output;
+  }
+}
+
+// Two layers read one 64x64 weight, each through its own Identity. Both become integer MatMuls reading
+// one int8 copy of it, and the int8 model is smaller than the float one.
+TEST(RealExportSmoke, AWeightSharedThroughIdentityIsQuantizedOnce) {
+  TempDir tmp;
+  ModelBuilder b(13);
+  b.Input("x", DataType::kFloat, {-1, 64}).Output("y", DataType::kFloat, {-1, 64});
+  b.Initializer("W", Uniform({64, 64}, 3));
+  b.Node("Identity", {"W"}, {"layer0.W"}, "tie0");
+  b.Node("Identity", {"W"}, {"layer1.W"}, "tie1");
+  b.Node("MatMul", {"x", "layer0.W"}, {"h"}, "layer0");
+  b.Node("Relu", {"h"}, {"r"}, "relu");
+  b.Node("MatMul", {"r", "layer1.W"}, {"y"}, "layer1");
+  std::ofstream(tmp.path() / "model.onnx", std::ios::binary) << b.Serialize();
+  fs::create_directories(tmp.path() / "calib");
+  WriteNpy((tmp.path() / "calib" / "x.npy").string(), Uniform({16, 64}, 4));
+  for (const char* format : {"qoperator", "qdq"}) {
+    const fs::path out = tmp.path() / (std::string(format) + ".onnx");
+    const nlohmann::json c = {{"model", (tmp.path() / "model.onnx").string()},
+                              {"output", out.string()},
+                              {"calibration", {{"data", (tmp.path() / "calib").string()}, {"batch_size", 8}}},
+                              {"quantization", {{"format", format}}}};
+    std::ofstream(tmp.path() / "c.json") << c.dump();
+    const auto r = RunPtq("quantize --config " + (tmp.path() / "c.json").string());
+    ASSERT_EQ(r.exit_code, 0) << format << ": " << r.output;
+    EXPECT_EQ(r.output.find("stays float"), std::string::npos) << r.output;
+    onnx::ModelProto q;
+    LoadModelProto(out.string(), &q);
+    int int8_weights = 0, float_matmuls = 0;
+    for (const auto& t : q.graph().initializer()) int8_weights += t.data_type() == onnx::TensorProto::INT8 && t.dims_size() == 2;
+    for (const auto& n : q.graph().node()) float_matmuls += n.op_type() == "MatMul" && n.input(1).find("dequantized") == std::string::npos;
+    EXPECT_EQ(int8_weights, 1) << format;
+    EXPECT_EQ(float_matmuls, 0) << format;
+    EXPECT_LT(fs::file_size(out), fs::file_size(tmp.path() / "model.onnx") / 2) << format;
   }
 }
 
