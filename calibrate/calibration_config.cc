@@ -4,16 +4,14 @@
 #include <filesystem>
 
 #include "calibrate/range_method.h"
+#include "runtime/file_util.h"
 #include "runtime/json_fields.h"
 
 namespace ptq {
 
 namespace {
 
-std::string Resolve(const std::string& dir, const std::string& path) {
-  if (path.empty() || std::filesystem::path(path).is_absolute()) return path;
-  return (std::filesystem::path(dir) / path).lexically_normal().string();
-}
+std::string Resolve(const std::string& dir, const std::string& path) { return ResolveConfigPath(dir, path); }
 
 }  // namespace
 

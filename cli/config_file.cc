@@ -64,7 +64,7 @@ ConfigFile LoadConfig(const std::string& path, const std::vector<std::string>& s
   c.dir = fs::path(path).parent_path().string();
   if (c.dir.empty()) c.dir = ".";
   auto resolve = [&](const std::string& p) {
-    return fs::path(p).is_absolute() ? p : (fs::path(c.dir) / p).lexically_normal().string();
+    return ResolveConfigPath(c.dir, p);
   };
   if (!top.Has("model")) ThrowUsageError(path, ": the config needs a 'model' key (the float ONNX model to quantize)");
   c.model = resolve(top.GetString("model", ""));

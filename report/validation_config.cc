@@ -4,16 +4,13 @@
 #include <filesystem>
 
 #include "runtime/error.h"
+#include "runtime/file_util.h"
 #include "runtime/json_fields.h"
 
 namespace ptq {
 namespace {
 
-std::string Resolve(const std::string& dir, const std::string& p) {
-  if (p.empty()) return p;
-  const std::filesystem::path path(p);
-  return path.is_absolute() ? p : (std::filesystem::path(dir) / path).string();
-}
+std::string Resolve(const std::string& dir, const std::string& p) { return ResolveConfigPath(dir, p); }
 
 }  // namespace
 

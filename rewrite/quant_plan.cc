@@ -135,6 +135,14 @@ std::optional<TensorQuant> EmbeddingParams(const RewriteGraph& g, const onnx::No
   return ChooseWeightQuant(w, WeightChannelAxis("Gather", false, w.rank()), DataType::kInt8, /*symmetric=*/true);
 }
 
+// Why `t` cannot be quantized as an activation (per tensor), in words for the "stays float" note.
+std::string WhyNoActivationParams(const std::map<std::string, TensorQuant>& params, const std::string& t) {
+  const TensorQuant* q = Lookup(params, t);
+  if (!q) return "its input '" + t + "' is not in the calibration table (not observed by calibration with this config)";
+  if (q->role == TensorRole::kWeight) return "its input '" + t + "' is a weight in the calibration table";
+  return "its input '" + t + "' has " + std::to_string(q->scales.size()) + " scales in the table; an activation needs one";
+}
+
 }  // namespace
 
 QuantPlan MakeQuantPlan(const RewriteGraph& g, const onnx::ModelProto& model, const QuantTable& table,
@@ -186,27 +194,35 @@ QuantPlan MakeQuantPlan(const RewriteGraph& g, const onnx::ModelProto& model, co
     NodeQuant nq;
     nq.inputs.assign(static_cast<size_t>(n.input_size()), InputRole::kFloat);
     if (op == "MatMul" && g.IsInitializer(n.input(1))) {
-      if (!act(n.input(0)) || !weight(n.input(1))) {
-        plan.skipped.push_back(label + (weight(n.input(1)) ? ": no per-tensor parameters for its input in the table"
-                                                           : ": its constant weight is not float32"));
+      if (!weight(n.input(1))) {
+        plan.skipped.push_back(label + ": its constant weight '" + n.input(1) + "' is not float32");
+        continue;
+      }
+      if (!act(n.input(0))) {
+        plan.skipped.push_back(label + ": " + WhyNoActivationParams(plan.params, n.input(0)));
         continue;
       }
       nq.inputs = {InputRole::kActivation, InputRole::kWeight};
       nq.why = "matmul";
     } else if (op == "MatMul") {
       if (!attention) {
-        plan.skipped.push_back(label + ": both inputs vary and it is not attention's Q·Kᵀ or P·V");
+        plan.skipped.push_back(label + ": neither input is a constant weight (both are computed at run time) and it is "
+                                       "not attention's Q·Kᵀ or P·V");
         continue;
       }
       if (!act(n.input(0)) || !act(n.input(1))) {
-        plan.skipped.push_back(label + ": attention inputs without per-tensor parameters in the table");
+        plan.skipped.push_back(label + " (attention): " + WhyNoActivationParams(plan.params, act(n.input(0)) ? n.input(1) : n.input(0)));
         continue;
       }
       nq.inputs = {InputRole::kActivation, InputRole::kActivation};
       nq.why = qk_outputs.count(n.output(0)) ? "attention scores" : "attention context";
     } else {  // Conv
-      if (!act(n.input(0)) || n.input_size() < 2 || !weight(n.input(1))) {
-        plan.skipped.push_back(label + ": no parameters for its input, or its weight is not a float32 constant");
+      if (n.input_size() < 2 || !weight(n.input(1))) {
+        plan.skipped.push_back(label + ": its weight is not a float32 constant");
+        continue;
+      }
+      if (!act(n.input(0))) {
+        plan.skipped.push_back(label + ": " + WhyNoActivationParams(plan.params, n.input(0)));
         continue;
       }
       nq.inputs[0] = InputRole::kActivation;

@@ -194,4 +194,10 @@ std::string SanitizeFileName(const std::string& name) {
   return out.empty() ? "_" : out;
 }
 
+std::string ResolveConfigPath(const std::string& dir, const std::string& path) {
+  if (path.empty()) return path;
+  const std::filesystem::path p(path);
+  return (p.is_absolute() ? p : std::filesystem::path(dir) / p).lexically_normal().string();
+}
+
 }  // namespace ptq

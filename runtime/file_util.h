@@ -52,4 +52,8 @@ void RemoveTemporaryFilesBeforeExit();
 // '<', '>', '|', control characters) with '_'. "." and ".." become "_" and "__".
 std::string SanitizeFileName(const std::string& name);
 
+// A path from a config: relative ones are taken against `dir` (the config's folder); the result is
+// normalised ("a/./b/../c" -> "a/c"), so that messages print it plainly. "" stays "".
+std::string ResolveConfigPath(const std::string& dir, const std::string& path);
+
 }  // namespace ptq
