@@ -1,5 +1,8 @@
-// Pass: Conv between DequantizeLinear outputs whose output is only quantized becomes QLinearConv with
-// the int32 bias; the Conv's attributes carry over.
+// Pass: Conv between DequantizeLinear outputs whose output is quantized becomes QLinearConv with the
+// int32 bias; the Conv's attributes carry over. When float nodes (or the graph's outputs) read the
+// Conv's output too, a DequantizeLinear of the QLinearConv's output writes it for them: ONNX Runtime's
+// ConvInteger takes uint8 weights only, so an int8 convolution cannot give them its int32 accumulator
+// as MatMulInteger does (the QDQ form keeps their float values).
 #include "rewrite/passes.h"
 
 #include "rewrite/qdq_util.h"
@@ -9,8 +12,9 @@ namespace {
 
 struct ConvMatch {
   int conv = -1;
-  QdqNode x, w, y;
+  QdqNode x, w, y;                // y: the QuantizeLinear of the Conv's output
   std::optional<QdqNode> b;
+  bool float_readers = false;     // others read the Conv's float output (or it is a graph output)
 };
 
 std::optional<ConvMatch> Match(const RewriteGraph& g, int i) {
@@ -33,13 +37,16 @@ std::optional<ConvMatch> Match(const RewriteGraph& g, int i) {
       return std::nullopt;
     }
   }
-  const std::vector<int> readers = g.Consumers(n.output(0));
-  if (readers.size() != 1 || g.IsGraphOutput(n.output(0)) ||
-      g.node(readers[0]).op_type() != "QuantizeLinear") {
-    return std::nullopt;
+  // The output's QuantizeLinear: per tensor, 8-bit, constant parameters.
+  for (int r : g.Consumers(n.output(0))) {
+    if (g.node(r).op_type() != "QuantizeLinear") continue;
+    auto q = ProducerQ(g, g.node(r).output(0));
+    if (!q || !IsScalarParam(g, q->scale) || q->zero_point.empty()) continue;
+    m.y = *q;
+    m.float_readers = g.Consumers(n.output(0)).size() > 1 || g.IsGraphOutput(n.output(0));
+    return m;
   }
-  m.y = AsQdq(g, readers[0]);
-  return m;
+  return std::nullopt;
 }
 
 void Apply(RewriteGraph* g, const ConvMatch& m) {
@@ -51,6 +58,10 @@ void Apply(RewriteGraph* g, const ConvMatch& m) {
   g->CopyAttributes(q, conv);
   g->RemoveNode(m.y.index);
   g->RemoveNode(m.conv);
+  if (m.float_readers) {  // the float output, dequantized from the 8-bit one
+    g->AddNode("DequantizeLinear", {m.y.y, m.y.scale, m.y.zero_point}, {conv.output(0)},
+               g->NewName(conv.name() + "/DequantizeLinear"));
+  }
 }
 
 }  // namespace

@@ -15,7 +15,8 @@ class QdqInserter {
  public:
   QdqInserter(RewriteGraph* g, const QuantPlan& plan) : g_(g), plan_(plan) {}
 
-  // Q(x) -> DQ -> every reader of x (graph outputs keep the float x). Returns the DQ output.
+  // Q(x) -> DQ, once per tensor; the caller points the readers that read quantized at the DQ output
+  // (float readers and graph outputs keep the float x). Returns the DQ output.
   std::string Activation(const std::string& x0) {
     const std::string x = Original(x0);
     auto it = dq_of_.find(x);
@@ -25,15 +26,8 @@ class QdqInserter {
     const std::string xq = g_->NewName(x + "/quantized");
     const std::string xd = g_->NewName(x + "/dequantized");
     g_->SetTwin(xq, x);
-    const std::vector<int> readers = g_->Consumers(x);
     g_->AddNode("QuantizeLinear", {x, scale, zp}, {xq}, g_->NewName(x + "/QuantizeLinear"));
     g_->AddNode("DequantizeLinear", {xq, scale, zp}, {xd}, g_->NewName(x + "/DequantizeLinear"));
-    for (int r : readers) {
-      const onnx::NodeProto& n = g_->node(r);
-      for (int k = 0; k < n.input_size(); ++k) {
-        if (n.input(k) == x) g_->SetInput(r, k, xd);
-      }
-    }
     dq_of_[x] = xd;
     original_[xd] = x;
     return xd;
@@ -123,6 +117,12 @@ bool InsertQdq(RewriteGraph* g, const QuantPlan& plan) {
       g->SetOutput(nq.bias_add >= 0 ? nq.bias_add : index, 0, relu_output);
     }
     if (nq.quantize_output) ins.Activation(nq.output);
+    changed = true;
+  }
+  // Data-movement nodes between integer nodes read the quantized input (the 8-bit tensor flows).
+  for (int r : plan.int8_passthrough) {
+    const std::string x = g->node(r).input(0);
+    g->SetInput(r, 0, ins.Activation(x));
     changed = true;
   }
   return changed;

@@ -135,6 +135,63 @@ std::optional<TensorQuant> EmbeddingParams(const RewriteGraph& g, const onnx::No
   return ChooseWeightQuant(w, WeightChannelAxis("Gather", false, w.rank()), DataType::kInt8, /*symmetric=*/true);
 }
 
+// (tensor, reader) pairs where an integer node of the plan reads the tensor's quantized form.
+std::set<std::pair<std::string, int>> IntegerReads(const RewriteGraph& g, const QuantPlan& plan) {
+  std::set<std::pair<std::string, int>> reads;
+  for (const auto& [i, nq] : plan.nodes) {
+    const onnx::NodeProto& n = g.node(i);
+    for (size_t k = 0; k < nq.inputs.size() && static_cast<int>(k) < n.input_size(); ++k) {
+      if (nq.inputs[k] == InputRole::kActivation) reads.insert({n.input(static_cast<int>(k)), i});
+    }
+  }
+  return reads;
+}
+
+// True when every reader of `t` reads its quantized form (an integer read, or a pass-through node)
+// and t is no graph output: then no float consumer needs t's float values.
+bool OnlyQuantizedReaders(const RewriteGraph& g, const std::string& t, const std::set<std::pair<std::string, int>>& reads,
+                          const std::set<int>& passthrough) {
+  if (g.IsGraphOutput(t)) return false;
+  const std::vector<int> readers = g.Consumers(t);
+  if (readers.empty()) return false;
+  for (int r : readers) {
+    const bool via_input0 = passthrough.count(r) && g.node(r).input(0) == t;
+    if (!reads.count({t, r}) && !via_input0) return false;
+  }
+  return true;
+}
+
+// Data-movement nodes (Reshape, Transpose, MaxPool, ...) whose input and output share per-tensor
+// parameters and whose output only quantized readers read: they may run on the 8-bit tensor (int8
+// data moves from one integer op to the next). The greatest such set: candidates are dropped until
+// every remaining one's readers are integer reads or remaining candidates.
+std::set<int> Int8Passthrough(const RewriteGraph& g, const std::map<std::string, TensorQuant>& params,
+                              const std::set<std::pair<std::string, int>>& reads) {
+  std::set<int> pass;
+  for (int i = 0; i < g.size(); ++i) {
+    const onnx::NodeProto& n = g.node(i);
+    if (n.op_type().empty() || !MovesInt8Values(n.op_type()) || n.input_size() < 1 || n.output_size() != 1) continue;
+    const TensorQuant* px = Lookup(params, n.input(0));
+    const TensorQuant* py = Lookup(params, n.output(0));
+    if (!px || !py || !px->per_tensor() || px->role == TensorRole::kWeight || g.IsInitializer(n.input(0)) ||
+        px->scales != py->scales || px->zero_points != py->zero_points || px->dtype != py->dtype) {
+      continue;
+    }
+    pass.insert(i);
+  }
+  // Dropping a node can only change the verdict of the node producing its input: a worklist, linear.
+  std::vector<int> work(pass.begin(), pass.end());
+  while (!work.empty()) {
+    const int r = work.back();
+    work.pop_back();
+    if (!pass.count(r) || OnlyQuantizedReaders(g, g.node(r).output(0), reads, pass)) continue;
+    pass.erase(r);
+    const int p = g.Producer(g.node(r).input(0));
+    if (p >= 0 && pass.count(p)) work.push_back(p);
+  }
+  return pass;
+}
+
 // Why `t` cannot be quantized as an activation (per tensor), in words for the "stays float" note.
 std::string WhyNoActivationParams(const std::map<std::string, TensorQuant>& params, const std::string& t) {
   const TensorQuant* q = Lookup(params, t);
@@ -262,14 +319,24 @@ QuantPlan MakeQuantPlan(const RewriteGraph& g, const onnx::ModelProto& model, co
       const std::string w = FitBiasInInt32(g, bias, plan.params.at(n.input(0)).scales[0], n.name(), n.input(1), &nq.weight);
       if (!w.empty()) plan.warnings.push_back(w);
     }
+    plan.nodes[i] = nq;
+  }
+  // Which readers read a quantized tensor: the integer nodes, and data-movement nodes between them.
+  const std::set<std::pair<std::string, int>> integer_reads = IntegerReads(g, plan);
+  plan.int8_passthrough = Int8Passthrough(g, plan.params, integer_reads);
+  auto reads_quantized = [&](const std::string& t) { return OnlyQuantizedReaders(g, t, integer_reads, plan.int8_passthrough); };
+  for (auto& [i, nq] : plan.nodes) {
     if (nq.why == "matmul" || nq.why == "conv") {
       nq.fused_relu = FindExactRelu(g, nq.output, plan.params);
+      // The Relu folds only when nobody needs its float output (quantize edges, not tensors), or when
+      // the output is 8-bit anyway (a QLinearConv; fuse_conv.cc) and folding gives it the finer scale.
+      const bool output_is_8bit = nq.why == "conv" && config.format == QuantFormat::kQOperator;
+      if (nq.fused_relu >= 0 && !output_is_8bit && !reads_quantized(g.node(nq.fused_relu).output(0))) nq.fused_relu = -1;
       if (nq.fused_relu >= 0) nq.output = g.node(nq.fused_relu).output(0);
     }
     // Attention scores stay float after the integer product (S2: scaling, mask and Softmax in float).
-    nq.quantize_output = nq.why != "attention scores" && act(nq.output);
-    if (nq.quantize_output) plan.output_of[nq.output] = n.name();
-    plan.nodes[i] = nq;
+    nq.quantize_output = nq.why != "attention scores" && nq.why != "embedding" && act(nq.output);
+    if (nq.quantize_output) plan.output_of[nq.output] = g.node(i).name();
   }
   return plan;
 }

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -32,10 +33,15 @@ struct QuantPlan {
   std::vector<std::string> skipped;             // "node 'X' (MatMul): why it stays float"
   std::vector<std::string> warnings;            // e.g. weight scales raised so that an int32 bias fits
   std::map<std::string, std::string> output_of; // quantized output tensor -> the node that writes it
+  // Data-movement nodes that read their input's quantized form: their output's readers are all
+  // integer nodes (or more such nodes), so the 8-bit tensor flows from one integer op to the next.
+  std::set<int> int8_passthrough;
 };
 
 // Builds the plan. `graph` is the model after the Gemm canonicalisation; `table` the calibration
-// table. Activation parameters must be per tensor; a node lacking parameters for an input stays float
+// table. Edges, not tensors, are quantized: an integer node reads a tensor's quantized form, a float
+// node keeps reading its float values (a post-LN residual Add keeps the float LayerNorm output), and a
+// Relu folds into its producer only when no float node reads its output. Activation parameters must be per tensor; a node lacking parameters for an input stays float
 // (listed in `skipped`). A weight whose table entry is per channel along another axis than this node
 // needs (a weight shared by differently oriented consumers) gets parameters for this node from its
 // values. A bias whose int32 value round(b / (x_scale * w_scale)) would exceed kMaxQuantizedBias

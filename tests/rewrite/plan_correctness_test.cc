@@ -164,5 +164,39 @@ TEST(PlanCorrectness, TwinsNameTheIntegerTensorsWhateverTheirNames) {
   EXPECT_EQ(info.quantized_by.at("h"), "mm1");
 }
 
+// A post-LN block: the LayerNorm output feeds the next MatMul (integer) and the residual Add (float).
+// Edges, not tensors: the Add reads the LayerNorm's float output, not a DequantizeLinear of its 8-bit
+// form, in both formats; the MatMul reads the quantized form.
+TEST(PlanCorrectness, FloatReadersOfAQuantizedTensorKeepItsFloatValues) {
+  ModelBuilder m(17);
+  m.Input("x", DataType::kFloat, {-1, 4}).Output("y", DataType::kFloat, {-1, 4});
+  m.Initializer("gamma", Tensor::FromVector<float>({4}, {1, 1, 1, 1})).Initializer("beta", Tensor::FromVector<float>({4}, {0, 0, 0, 0}));
+  m.Initializer("W", RandomMatrix(4, 4, -1.0f, 1.0f, 11));
+  m.Node("LayerNormalization", {"x", "gamma", "beta"}, {"ln"}, "ln");
+  m.Node("MatMul", {"ln", "W"}, {"h"}, "mm");
+  m.Node("Add", {"ln", "h"}, {"y"}, "residual");
+  QuantTable table;
+  table.tensors["ln"] = Param(TensorRole::kActivation, {4.0f / 255}, DataType::kUint8);
+  table.tensors["ln"].zero_points = {128};
+  const Tensor x = RandomMatrix(16, 4, -3.0f, 3.0f, 12);
+  for (auto format : {QuantFormat::kQdq, QuantFormat::kQOperator}) {
+    QuantizationOptions o;
+    o.format = format;
+    const onnx::ModelProto q = RewriteModel(m.model(), ".", table, o, {}, nullptr);
+    int checked = 0;
+    for (const auto& n : q.graph().node()) {
+      if (n.op_type() == "Add" && n.output(0) == "y") {
+        EXPECT_TRUE(n.input(0) == "ln" || n.input(1) == "ln") << n.input(0) << " + " << n.input(1);
+        ++checked;
+      }
+      if (n.op_type() == "MatMul" || n.op_type() == "MatMulInteger") {
+        EXPECT_NE(n.input(0), "ln") << n.op_type() << " reads the float LayerNorm output";
+        ++checked;
+      }
+    }
+    EXPECT_EQ(checked, 2);
+  }
+}
+
 }  // namespace
 }  // namespace ptq

@@ -200,7 +200,8 @@ TEST(RewriteStructure, ShapesReadQuantizedTensorsAndDataMovementRunsOnInt8) {
   };
   for (const Case& c : {Case{"digits_vit/digits_vit_opset13.onnx", "digits_vit", 12},
                         Case{"digits_vit/digits_vit_opset17.onnx", "digits_vit", 12},
-                        Case{"bert_encoder/bert_encoder.onnx", "bert_encoder", 14}}) {
+                        // 10: the residual Adds read the LayerNorm outputs' float values (edges, not tensors)
+                        Case{"bert_encoder/bert_encoder.onnx", "bert_encoder", 10}}) {
     for (const std::string format : {"qoperator", "qdq"}) {
       TempDir tmp;
       const fs::path q = Quantize(tmp.path(), kData + c.model, c.folder, {{"format", format}}, "percentile");
