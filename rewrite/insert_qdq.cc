@@ -111,9 +111,9 @@ bool InsertQdq(RewriteGraph* g, const QuantPlan& plan) {
       const int bias_slot = add.input(0) == node.output(0) ? 1 : 0;
       g->SetInput(nq.bias_add, bias_slot, ins.Bias(add.input(bias_slot), node.input(0), nq.weight));
     }
-    if (nq.fused_relu >= 0) {  // the Relu's output is now written by the node (or its bias Add)
-      const std::string relu_output = g->node(nq.fused_relu).output(0);
-      g->RemoveNode(nq.fused_relu);
+    if (nq.fused_clamp >= 0) {  // the Relu's or Clip's output is now written by the node (or its bias Add)
+      const std::string relu_output = g->node(nq.fused_clamp).output(0);
+      g->RemoveNode(nq.fused_clamp);
       g->SetOutput(nq.bias_add >= 0 ? nq.bias_add : index, 0, relu_output);
     }
     if (nq.quantize_output) ins.Activation(nq.output);

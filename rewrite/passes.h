@@ -20,7 +20,7 @@ bool CanonicalizeGemm(RewriteGraph* g, const QuantizationOptions& config, QuantT
 // QDQ form of the plan (insert_qdq.cc): QuantizeLinear -> DequantizeLinear on every planned activation
 // (its integer readers and the plan's pass-through nodes read the DequantizeLinear; float readers
 // keep the float tensor), weights as int8 initializers + DequantizeLinear, biases
-// as int32 + DequantizeLinear with scale input_scale * weight_scale; a Relu made exact by its output's
+// as int32 + DequantizeLinear with scale input_scale * weight_scale; a Relu or Clip made exact by its output's
 // zero point is removed (the QuantizeLinear clamps as it would).
 bool InsertQdq(RewriteGraph* g, const QuantPlan& plan);
 

@@ -108,18 +108,41 @@ int FindBiasAdd(const RewriteGraph& g, int i) {
   return users[0];
 }
 
-// The Relu that is the only reader of `y`, when its output is quantized per tensor with the zero point
-// at the type's minimum: quantizing y with those parameters clamps negatives to 0 exactly as Relu
-// would, so the Relu can go. Not when y or the Relu's output is a graph output: the model output
+// The Relu or Clip that is the only reader of `y`, when its output is quantized per tensor so that
+// quantizing clamps exactly as it would (Relu: zero point at the type's minimum; Clip(lo, hi): lo and hi
+// quantize to the type's ends): the Relu or Clip can go. Not when y or the Relu's output is a graph output: the model output
 // must keep its float value, which the folded form no longer computes. -1 otherwise.
-int FindExactRelu(const RewriteGraph& g, const std::string& y, const std::map<std::string, TensorQuant>& params) {
+int FindExactClamp(const RewriteGraph& g, const std::string& y, const std::map<std::string, TensorQuant>& params) {
   const std::vector<int> users = g.Consumers(y);
   if (users.size() != 1 || g.IsGraphOutput(y)) return -1;
   const onnx::NodeProto& r = g.node(users[0]);
-  if (r.op_type() != "Relu" || g.IsGraphOutput(r.output(0))) return -1;
+  float lo = -INFINITY, hi = INFINITY;
+  if (r.op_type() == "Relu") {
+    lo = 0.0f;
+  } else if (r.op_type() == "Clip") {  // bounds: constant inputs 1 and 2 (opset 11+) or attributes
+    lo = GetFloatAttr(r, "min", lo);
+    hi = GetFloatAttr(r, "max", hi);
+    for (int k = 1; k <= 2 && k < r.input_size(); ++k) {
+      if (r.input(k).empty()) continue;
+      if (!g.IsInitializer(r.input(k))) return -1;
+      const Tensor b = g.InitializerValue(r.input(k));
+      if (b.dtype() != DataType::kFloat || b.size() != 1) return -1;
+      (k == 1 ? lo : hi) = b.data<float>()[0];
+    }
+  } else {
+    return -1;
+  }
+  if (g.IsGraphOutput(r.output(0))) return -1;
   const TensorQuant* q = Lookup(params, r.output(0));
   if (!q || !q->per_tensor() || q->role == TensorRole::kWeight) return -1;
-  return q->zero_points[0] == QuantMin(q->dtype) ? users[0] : -1;
+  // Exact when quantizing already clamps at least as tightly: Q(lo) = qmin and Q(hi) = qmax (Q is
+  // increasing, so every value below lo or above hi saturates as the clamp would have made it).
+  const QuantRange range = QuantRangeOf(q->dtype);
+  const float s = q->scales[0];
+  const int32_t z = q->zero_points[0];
+  const bool low_ok = std::isinf(lo) || QuantizeValue(lo, s, z, range.qmin, range.qmax) == range.qmin;
+  const bool high_ok = std::isinf(hi) || QuantizeValue(hi, s, z, range.qmin, range.qmax) == range.qmax;
+  return low_ok && high_ok ? users[0] : -1;
 }
 
 // Gather from a constant float table of rank 2 (an embedding): int8, symmetric, one scale for the
@@ -327,12 +350,12 @@ QuantPlan MakeQuantPlan(const RewriteGraph& g, const onnx::ModelProto& model, co
   auto reads_quantized = [&](const std::string& t) { return OnlyQuantizedReaders(g, t, integer_reads, plan.int8_passthrough); };
   for (auto& [i, nq] : plan.nodes) {
     if (nq.why == "matmul" || nq.why == "conv") {
-      nq.fused_relu = FindExactRelu(g, nq.output, plan.params);
+      nq.fused_clamp = FindExactClamp(g, nq.output, plan.params);
       // The Relu folds only when nobody needs its float output (quantize edges, not tensors), or when
       // the output is 8-bit anyway (a QLinearConv; fuse_conv.cc) and folding gives it the finer scale.
       const bool output_is_8bit = nq.why == "conv" && config.format == QuantFormat::kQOperator;
-      if (nq.fused_relu >= 0 && !output_is_8bit && !reads_quantized(g.node(nq.fused_relu).output(0))) nq.fused_relu = -1;
-      if (nq.fused_relu >= 0) nq.output = g.node(nq.fused_relu).output(0);
+      if (nq.fused_clamp >= 0 && !output_is_8bit && !reads_quantized(g.node(nq.fused_clamp).output(0))) nq.fused_clamp = -1;
+      if (nq.fused_clamp >= 0) nq.output = g.node(nq.fused_clamp).output(0);
     }
     // Attention scores stay float after the integer product (S2: scaling, mask and Softmax in float).
     nq.quantize_output = nq.why != "attention scores" && nq.why != "embedding" && act(nq.output);

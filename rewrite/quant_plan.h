@@ -22,8 +22,8 @@ struct NodeQuant {
   bool quantize_output = false;   // `output` gets QuantizeLinear (else it stays float)
   std::string output;             // the node's output, or the bias Add's output (see bias_add)
   int bias_add = -1;              // MatMul with a constant weight followed by Add(y, bias[N]): that Add
-  int fused_relu = -1;            // a Relu after the node (or its bias Add) made exact by the output's
-                                  // zero point being the type's minimum: removed, `output` is its output
+  int fused_clamp = -1;           // a Relu or Clip after the node (or its bias Add) that quantizing its
+                                  // output does exactly (FindExactClamp): removed, `output` is its output
   std::string why;                // "matmul", "attention scores", "attention context", "conv", "embedding"
 };
 

@@ -198,5 +198,33 @@ TEST(PlanCorrectness, FloatReadersOfAQuantizedTensorKeepItsFloatValues) {
   }
 }
 
+// Conv -> Clip(0, 6) -> Conv (MobileNet's ReLU6): when the Clip output's quantization saturates at 0
+// and 6 itself, quantizing does what the Clip does and the Clip folds into the first QLinearConv; when
+// its range reaches past 6 it must stay.
+TEST(PlanCorrectness, AClipThatQuantizationDoesExactlyFolds) {
+  for (float top : {6.0f, 8.0f}) {
+    ModelBuilder m;
+    m.Input("x", DataType::kFloat, {-1, 2, 4, 4}).Output("y", DataType::kFloat, {-1, 2, 4, 4});
+    m.Initializer("w1", RandomMatrix(2, 2, -1.0f, 1.0f, 21).Reshaped({2, 2, 1, 1}));
+    m.Initializer("w2", RandomMatrix(2, 2, -1.0f, 1.0f, 22).Reshaped({2, 2, 1, 1}));
+    m.Initializer("lo", Tensor::Scalar<float>(0.0f)).Initializer("hi", Tensor::Scalar<float>(6.0f));
+    m.Node("Conv", {"x", "w1"}, {"c1"}, "conv1");
+    m.Node("Clip", {"c1", "lo", "hi"}, {"r"}, "relu6");
+    m.Node("Conv", {"r", "w2"}, {"y"}, "conv2");
+    QuantTable table;
+    table.tensors["x"] = Param(TensorRole::kActivation, {0.02f}, DataType::kUint8);
+    table.tensors["x"].zero_points = {128};
+    table.tensors["c1"] = Param(TensorRole::kActivation, {0.05f}, DataType::kUint8);
+    table.tensors["c1"].zero_points = {100};
+    table.tensors["r"] = Param(TensorRole::kActivation, {top / 255}, DataType::kUint8);
+    table.tensors["y"] = Param(TensorRole::kActivation, {0.05f}, DataType::kUint8);
+    table.tensors["y"].zero_points = {128};
+    RewriteInfo info;
+    RewriteModel(m.model(), ".", table, QuantizationOptions(), {}, &info);
+    EXPECT_EQ(info.op_counts["QLinearConv"], 2) << top;
+    EXPECT_EQ(info.op_counts.count("Clip"), top == 6.0f ? 0u : 1u) << top;
+  }
+}
+
 }  // namespace
 }  // namespace ptq
