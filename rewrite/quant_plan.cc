@@ -351,10 +351,8 @@ QuantPlan MakeQuantPlan(const RewriteGraph& g, const onnx::ModelProto& model, co
   for (auto& [i, nq] : plan.nodes) {
     if (nq.why == "matmul" || nq.why == "conv") {
       nq.fused_clamp = FindExactClamp(g, nq.output, plan.params);
-      // The Relu folds only when nobody needs its float output (quantize edges, not tensors), or when
-      // the output is 8-bit anyway (a QLinearConv; fuse_conv.cc) and folding gives it the finer scale.
-      const bool output_is_8bit = nq.why == "conv" && config.format == QuantFormat::kQOperator;
-      if (nq.fused_clamp >= 0 && !output_is_8bit && !reads_quantized(g.node(nq.fused_clamp).output(0))) nq.fused_clamp = -1;
+      // The Relu or Clip folds only when nobody needs its float output (quantize edges, not tensors).
+      if (nq.fused_clamp >= 0 && !reads_quantized(g.node(nq.fused_clamp).output(0))) nq.fused_clamp = -1;
       if (nq.fused_clamp >= 0) nq.output = g.node(nq.fused_clamp).output(0);
     }
     // Attention scores stay float after the integer product (S2: scaling, mask and Softmax in float).

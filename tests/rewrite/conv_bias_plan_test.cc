@@ -21,14 +21,16 @@ Tensor Filled(const Shape& shape, float v) {
 
 using testing::Param;
 
-// x [1, 1, 4, 4] -> Conv(w [2, 1, 1, 1], b [bias_len]) -> y -> Sigmoid, with a per-channel table for w.
+// x [1, 1, 4, 4] -> Conv(w [2, 1, 1, 1], b [bias_len]) -> y -> Conv(v) -> z, with a per-channel table
+// for w.
 RewriteInfo RewriteConv(int64_t bias_len) {
   ModelBuilder m;
   m.Input("x", DataType::kFloat, {1, 1, 4, 4}).Initializer("w", Filled({2, 1, 1, 1}, 0.5f));
   m.Initializer("b", Filled({bias_len}, 0.1f));
+  m.Initializer("v", Filled({1, 2, 1, 1}, 0.25f));
   m.Node("Conv", {"x", "w", "b"}, {"y"}, "conv");
-  m.Node("Sigmoid", {"y"}, {"z"}, "sigmoid");  // y is not a graph output: QLinearConv can write it
-  m.Output("z", DataType::kFloat, {1, 2, 4, 4});
+  m.Node("Conv", {"y", "v"}, {"z"}, "next");  // y is read by an integer node only: QLinearConv can write it
+  m.Output("z", DataType::kFloat, {1, 1, 4, 4});
   QuantTable table;
   table.tensors["x"] = Param(TensorRole::kActivation, {0.01f}, DataType::kUint8);
   table.tensors["y"] = Param(TensorRole::kActivation, {0.02f}, DataType::kUint8);
@@ -44,7 +46,7 @@ TEST(ConvBiasPlan, BiasLongerThanTheOutputChannelsKeepsTheConvFloat) {
   EXPECT_NE(info.skipped[0].find("its bias is not a float vector with one value per output channel"), std::string::npos)
       << info.skipped[0];
   EXPECT_EQ(info.op_counts.count("QLinearConv"), 0u);
-  EXPECT_EQ(info.op_counts.at("Conv"), 1);
+  EXPECT_EQ(info.op_counts.at("Conv"), 2);  // the second reads a float input: its producer stays float
 }
 
 TEST(ConvBiasPlan, BiasWithOneValuePerChannelIsQuantized) {
