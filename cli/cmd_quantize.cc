@@ -43,6 +43,9 @@ at the end, each to a temporary file renamed into place; Ctrl-C (exit code 130) 
 )";
 
 constexpr int kRecoveryLayers = 3;
+// The recovery experiments (one rewrite and one validation each) run on the first samples only: their
+// gains are compared with the full int8 model on the same samples.
+constexpr int64_t kRecoverySamples = 16;
 
 void Stage(bool quiet, int k, const std::string& what) {
   if (!quiet) std::cerr << "[" << k << "/4] " << what << "\n";
@@ -114,7 +117,13 @@ int QuantizeCommand(int argc, char** argv) {
 
   // What keeping each of the worst layers in float buys.
   std::vector<Recovery> recovery;
-  const double base = WorstOutputSqnr(result);
+  SampleOptions ro = vo;
+  ro.max_samples = kRecoverySamples;
+  double base = WorstOutputSqnr(result);
+  if (result.samples > kRecoverySamples && !result.layers.empty()) {
+    Batches subset{SampleReader::Open(float_graph, data, ro)};
+    base = WorstOutputSqnr(Validate(float_graph, int8_graph, {}, subset.source(), nullptr, false));
+  }
   std::set<std::string> tried;
   for (const LayerStats& l : result.layers) {
     if (static_cast<int>(recovery.size()) >= kRecoveryLayers) break;
@@ -125,12 +134,13 @@ int QuantizeCommand(int argc, char** argv) {
     excluded.exclude_nodes.insert(excluded.exclude_nodes.end(), nodes.begin(), nodes.end());
     const onnx::ModelProto qx = RewriteModel(float_proto, ModelFolder(config), table, excluded, metadata, nullptr);
     const Graph gx = GraphFromModel(qx, ModelFolder(config), "quantized model");
-    Batches again{SampleReader::Open(float_graph, data, vo)};
+    Batches again{SampleReader::Open(float_graph, data, ro)};
     const ValidationResult rx = Validate(float_graph, gx, {}, again.source(), nullptr, false);
     Recovery r;
     r.node = nodes[0];
     r.tensor = l.tensor;
     r.output_sqnr_db = WorstOutputSqnr(rx);
+    r.samples = rx.samples;
     // -inf (a non-finite output) to anything better is an infinite gain, not inf - inf.
     r.gain_db = std::isinf(base) && base < 0 ? (r.output_sqnr_db > base ? INFINITY : 0.0) : r.output_sqnr_db - base;
     recovery.push_back(r);

@@ -21,7 +21,8 @@ struct GateConfig {
 // What keeping one node in float buys: the model outputs' SQNR (worst output) with that node excluded.
 struct Recovery {
   std::string node, tensor;
-  double output_sqnr_db = 0, gain_db = 0;
+  double output_sqnr_db = 0, gain_db = 0;  // on the first `samples` validation samples, both
+  int64_t samples = 0;
 };
 
 // The failed checks, one sentence each; empty when the gate passes or has no thresholds. With any
