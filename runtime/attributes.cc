@@ -40,6 +40,11 @@ const Tensor* Attributes::GetTensor(const std::string& name) const {
   return v ? v->tensor.get() : nullptr;
 }
 
+std::shared_ptr<const Graph> Attributes::GetGraph(const std::string& name) const {
+  const AttributeValue* v = Find(name, AttributeValue::Kind::kGraph);
+  return v ? v->graph : nullptr;
+}
+
 int64_t Attributes::RequireInt(const std::string& name) const {
   const AttributeValue* v = Find(name, AttributeValue::Kind::kInt);
   if (!v) ThrowInputError("required attribute '", name, "' is missing");

@@ -11,6 +11,7 @@ void RegisterElementwiseOps(OpRegistry& r);  // ops/list_elementwise.cc
 void RegisterTensorOps(OpRegistry& r);       // ops/list_tensor.cc
 void RegisterNnOps(OpRegistry& r);           // ops/list_nn.cc
 void RegisterReduceOps(OpRegistry& r);       // ops/list_reduce.cc
+void RegisterControlOps(OpRegistry& r);      // ops/list_control.cc
 
 void RegisterAllOps(OpRegistry& r) {
   RegisterQuantizeOps(r);
@@ -20,6 +21,7 @@ void RegisterAllOps(OpRegistry& r) {
   RegisterTensorOps(r);
   RegisterNnOps(r);
   RegisterReduceOps(r);
+  RegisterControlOps(r);
 }
 
 }  // namespace ptq
