@@ -3,6 +3,7 @@
 #include "runtime/ops/arg_max.h"
 #include "runtime/ops/arg_min.h"
 #include "runtime/ops/batch_normalization.h"
+#include "runtime/ops/cum_sum.h"
 #include "runtime/ops/instance_normalization.h"
 #include "runtime/ops/layer_normalization.h"
 #include "runtime/ops/log_softmax.h"
@@ -42,6 +43,7 @@ void RegisterReduceOps(OpRegistry& r) {
   r.Add({"", "ArgMax", 1, 21, MakeArgMax});
   r.Add({"", "ArgMin", 1, 21, MakeArgMin});
   r.Add({"", "TopK", 1, 21, MakeTopK});
+  r.Add({"", "CumSum", 11, 21, MakeCumSum});
   r.Add({"", "Resize", 10, 21, MakeResize});
   r.Add({"", "Upsample", 7, 9, MakeUpsample});
 }

@@ -9,10 +9,15 @@
 #include "runtime/ops/flatten.h"
 #include "runtime/ops/gather.h"
 #include "runtime/ops/gather_elements.h"
+#include "runtime/ops/gather_nd.h"
 #include "runtime/ops/identity.h"
+#include "runtime/ops/non_zero.h"
+#include "runtime/ops/one_hot.h"
 #include "runtime/ops/pad.h"
 #include "runtime/ops/range.h"
 #include "runtime/ops/reshape.h"
+#include "runtime/ops/scatter_elements.h"
+#include "runtime/ops/scatter_nd.h"
 #include "runtime/ops/shape.h"
 #include "runtime/ops/size.h"
 #include "runtime/ops/slice.h"
@@ -41,6 +46,12 @@ void RegisterTensorOps(OpRegistry& r) {
   r.Add({"", "Slice", 1, 21, MakeSlice});
   r.Add({"", "Gather", 1, 21, MakeGather});
   r.Add({"", "GatherElements", 11, 21, MakeGatherElements});
+  r.Add({"", "GatherND", 11, 21, MakeGatherND});
+  r.Add({"", "ScatterND", 11, 21, MakeScatterND});
+  r.Add({"", "ScatterElements", 11, 21, MakeScatterElements});
+  r.Add({"", "Scatter", 9, 10, MakeScatter});
+  r.Add({"", "NonZero", 9, 21, MakeNonZero});
+  r.Add({"", "OneHot", 9, 21, MakeOneHot});
   r.Add({"", "Expand", 8, 21, MakeExpand});
   r.Add({"", "Tile", 1, 21, MakeTile});
   r.Add({"", "Pad", 1, 21, MakePad});
