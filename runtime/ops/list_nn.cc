@@ -3,6 +3,7 @@
 #include "runtime/ops/average_pool.h"
 #include "runtime/ops/conv.h"
 #include "runtime/ops/conv_transpose.h"
+#include "runtime/ops/det.h"
 #include "runtime/ops/einsum.h"
 #include "runtime/ops/gemm.h"
 #include "runtime/ops/global_average_pool.h"
@@ -22,6 +23,7 @@ void RegisterNnOps(OpRegistry& r) {
   r.Add({"", "GlobalAveragePool", 1, 21, MakeGlobalAveragePool});
   r.Add({"", "GlobalMaxPool", 1, 21, MakeGlobalMaxPool});
   r.Add({"", "Einsum", 12, 21, MakeEinsum});
+  r.Add({"", "Det", 11, 21, MakeDet});
 }
 
 }  // namespace ptq

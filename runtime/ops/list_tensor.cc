@@ -1,5 +1,6 @@
 // Kernel list of the tensor family: one line per op.
 #include "runtime/op_registry.h"
+#include "runtime/ops/compress.h"
 #include "runtime/ops/concat.h"
 #include "runtime/ops/constant_of_shape.h"
 #include "runtime/ops/depth_to_space.h"
@@ -16,6 +17,7 @@
 #include "runtime/ops/pad.h"
 #include "runtime/ops/range.h"
 #include "runtime/ops/reshape.h"
+#include "runtime/ops/reverse_sequence.h"
 #include "runtime/ops/scatter_elements.h"
 #include "runtime/ops/scatter_nd.h"
 #include "runtime/ops/shape.h"
@@ -52,6 +54,8 @@ void RegisterTensorOps(OpRegistry& r) {
   r.Add({"", "Scatter", 9, 10, MakeScatter});
   r.Add({"", "NonZero", 9, 21, MakeNonZero});
   r.Add({"", "OneHot", 9, 21, MakeOneHot});
+  r.Add({"", "Compress", 9, 21, MakeCompress});
+  r.Add({"", "ReverseSequence", 10, 21, MakeReverseSequence});
   r.Add({"", "Expand", 8, 21, MakeExpand});
   r.Add({"", "Tile", 1, 21, MakeTile});
   r.Add({"", "Pad", 1, 21, MakePad});
