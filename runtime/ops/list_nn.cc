@@ -10,6 +10,7 @@
 #include "runtime/ops/global_max_pool.h"
 #include "runtime/ops/matmul.h"
 #include "runtime/ops/max_pool.h"
+#include "runtime/ops/non_max_suppression.h"
 
 namespace ptq {
 
@@ -24,6 +25,7 @@ void RegisterNnOps(OpRegistry& r) {
   r.Add({"", "GlobalMaxPool", 1, 21, MakeGlobalMaxPool});
   r.Add({"", "Einsum", 12, 21, MakeEinsum});
   r.Add({"", "Det", 11, 21, MakeDet});
+  r.Add({"", "NonMaxSuppression", 10, 21, MakeNonMaxSuppression});
 }
 
 }  // namespace ptq
