@@ -40,6 +40,7 @@ class Attributes {
   std::string GetString(const std::string& name, const std::string& def) const;
   std::vector<int64_t> GetInts(const std::string& name, const std::vector<int64_t>& def = {}) const;
   std::vector<float> GetFloats(const std::string& name, const std::vector<float>& def = {}) const;
+  std::vector<std::string> GetStrings(const std::string& name, const std::vector<std::string>& def = {}) const;
   const Tensor* GetTensor(const std::string& name) const;  // nullptr when absent
   std::shared_ptr<const Graph> GetGraph(const std::string& name) const;  // nullptr when absent
 

@@ -8,9 +8,12 @@
 #include "runtime/ops/gemm.h"
 #include "runtime/ops/global_average_pool.h"
 #include "runtime/ops/global_max_pool.h"
+#include "runtime/ops/gru.h"
+#include "runtime/ops/lstm.h"
 #include "runtime/ops/matmul.h"
 #include "runtime/ops/max_pool.h"
 #include "runtime/ops/non_max_suppression.h"
+#include "runtime/ops/rnn.h"
 
 namespace ptq {
 
@@ -26,6 +29,9 @@ void RegisterNnOps(OpRegistry& r) {
   r.Add({"", "Einsum", 12, 21, MakeEinsum});
   r.Add({"", "Det", 11, 21, MakeDet});
   r.Add({"", "NonMaxSuppression", 10, 21, MakeNonMaxSuppression});
+  r.Add({"", "RNN", 7, 21, MakeRNN});
+  r.Add({"", "GRU", 7, 21, MakeGRU});
+  r.Add({"", "LSTM", 7, 21, MakeLSTM});
 }
 
 }  // namespace ptq
