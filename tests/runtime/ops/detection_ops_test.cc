@@ -2,6 +2,7 @@
 // output budget) and Unique (unsorted order, slices along an axis, NaN grouping).
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <limits>
 
 #include "tests/error_of.h"
