@@ -31,7 +31,6 @@
 #include "runtime/ops/trilu.h"
 #include "runtime/ops/unique.h"
 #include "runtime/ops/unsqueeze.h"
-#include "runtime/ops/window.h"
 
 namespace ptq {
 
@@ -59,9 +58,6 @@ void RegisterTensorOps(OpRegistry& r) {
   r.Add({"", "Compress", 9, 21, MakeCompress});
   r.Add({"", "ReverseSequence", 10, 21, MakeReverseSequence});
   r.Add({"", "Unique", 11, 21, MakeUnique});
-  r.Add({"", "HannWindow", 17, 21, MakeHannWindow});
-  r.Add({"", "HammingWindow", 17, 21, MakeHammingWindow});
-  r.Add({"", "BlackmanWindow", 17, 21, MakeBlackmanWindow});
   r.Add({"", "Expand", 8, 21, MakeExpand});
   r.Add({"", "Tile", 1, 21, MakeTile});
   r.Add({"", "Pad", 1, 21, MakePad});

@@ -12,6 +12,7 @@ void RegisterTensorOps(OpRegistry& r);       // ops/list_tensor.cc
 void RegisterNnOps(OpRegistry& r);           // ops/list_nn.cc
 void RegisterReduceOps(OpRegistry& r);       // ops/list_reduce.cc
 void RegisterControlOps(OpRegistry& r);      // ops/list_control.cc
+void RegisterSignalOps(OpRegistry& r);       // ops/list_signal.cc
 
 void RegisterAllOps(OpRegistry& r) {
   RegisterQuantizeOps(r);
@@ -22,6 +23,7 @@ void RegisterAllOps(OpRegistry& r) {
   RegisterNnOps(r);
   RegisterReduceOps(r);
   RegisterControlOps(r);
+  RegisterSignalOps(r);
 }
 
 }  // namespace ptq
