@@ -25,6 +25,27 @@ int64_t StartBudget(const onnx::ModelProto& model, const std::string& source) {
   return MaxModelBytes() - structure;
 }
 
+// Every attribute type but GRAPH (GRAPHS is kept as kOther: no op ptq runs has one).
+AttributeValue ConvertPlainAttribute(const onnx::AttributeProto& a, const std::string& model_dir,
+                                     const std::string& what, int64_t* budget) {
+  AttributeValue v;
+  using K = AttributeValue::Kind;
+  switch (a.type()) {
+    case onnx::AttributeProto::INT: v.kind = K::kInt; v.i = a.i(); break;
+    case onnx::AttributeProto::FLOAT: v.kind = K::kFloat; v.f = a.f(); break;
+    case onnx::AttributeProto::STRING: v.kind = K::kString; v.s = a.s(); break;
+    case onnx::AttributeProto::INTS: v.kind = K::kInts; v.ints.assign(a.ints().begin(), a.ints().end()); break;
+    case onnx::AttributeProto::FLOATS: v.kind = K::kFloats; v.floats.assign(a.floats().begin(), a.floats().end()); break;
+    case onnx::AttributeProto::STRINGS: v.kind = K::kStrings; v.strings.assign(a.strings().begin(), a.strings().end()); break;
+    case onnx::AttributeProto::TENSOR:
+      v.kind = K::kTensor;
+      v.tensor = std::make_shared<Tensor>(TensorFromProto(a.t(), model_dir, what + " attribute '" + a.name() + "'", budget));
+      break;
+    default: v.kind = K::kOther; break;
+  }
+  return v;
+}
+
 ValueInfo ConvertValueInfo(const onnx::ValueInfoProto& vi) {
   ValueInfo info;
   info.name = vi.name();
@@ -83,7 +104,9 @@ class GraphLoader {
     if (gp.sparse_initializer_size() > 0) ThrowInputError(where, ": sparse initializers are not supported");
     for (const auto& in : gp.input()) {
       if (g.constants.count(in.name())) continue;  // an initializer listed as input (IR < 4 style)
-      if (!produced.insert(in.name()).second) ThrowInputError(where, ": graph input '", in.name(), "' is defined twice");
+      if (!produced.insert(in.name()).second) {
+        ThrowInputError(where, ": graph input '", in.name(), "' is defined twice");
+      }
       g.inputs.push_back(ConvertValueInfo(in));
     }
     for (const auto& out : gp.output()) g.outputs.push_back(ConvertValueInfo(out));
@@ -116,33 +139,17 @@ class GraphLoader {
   // An attribute's value; a subgraph's captures are appended to `implicit_inputs` (no duplicates).
   AttributeValue ConvertAttribute(const onnx::AttributeProto& a, const std::string& what,
                                   std::vector<std::string>* implicit_inputs) {
+    if (a.type() != onnx::AttributeProto::GRAPH) return ConvertPlainAttribute(a, model_dir_, what, budget_);
     AttributeValue v;
-    using K = AttributeValue::Kind;
-    switch (a.type()) {
-      case onnx::AttributeProto::INT: v.kind = K::kInt; v.i = a.i(); break;
-      case onnx::AttributeProto::FLOAT: v.kind = K::kFloat; v.f = a.f(); break;
-      case onnx::AttributeProto::STRING: v.kind = K::kString; v.s = a.s(); break;
-      case onnx::AttributeProto::INTS: v.kind = K::kInts; v.ints.assign(a.ints().begin(), a.ints().end()); break;
-      case onnx::AttributeProto::FLOATS: v.kind = K::kFloats; v.floats.assign(a.floats().begin(), a.floats().end()); break;
-      case onnx::AttributeProto::STRINGS: v.kind = K::kStrings; v.strings.assign(a.strings().begin(), a.strings().end()); break;
-      case onnx::AttributeProto::TENSOR:
-        v.kind = K::kTensor;
-        v.tensor = std::make_shared<Tensor>(TensorFromProto(a.t(), model_dir_, what + " attribute '" + a.name() + "'", budget_));
-        break;
-      case onnx::AttributeProto::GRAPH: {
-        v.kind = K::kGraph;
-        auto sub = std::make_shared<Graph>(Convert(a.g(), "subgraph '" + a.name() + "'",
-                                                   what + " attribute '" + a.name() + "'", true));
-        for (const std::string& c : sub->captures) {
-          if (std::find(implicit_inputs->begin(), implicit_inputs->end(), c) == implicit_inputs->end()) {
-            implicit_inputs->push_back(c);
-          }
-        }
-        v.graph = std::move(sub);
-        break;
+    v.kind = AttributeValue::Kind::kGraph;
+    const std::string where = what + " attribute '" + a.name() + "'";
+    auto sub = std::make_shared<Graph>(Convert(a.g(), "subgraph '" + a.name() + "'", where, true));
+    for (const std::string& c : sub->captures) {
+      if (std::find(implicit_inputs->begin(), implicit_inputs->end(), c) == implicit_inputs->end()) {
+        implicit_inputs->push_back(c);
       }
-      default: v.kind = K::kOther; break;
     }
+    v.graph = std::move(sub);
     return v;
   }
 

@@ -95,10 +95,12 @@ std::unique_ptr<Kernel> MakeThresholdedRelu(const KernelInit& init) {
 }
 
 std::unique_ptr<Kernel> MakeShrink(const KernelInit& init) {
-  return MakeUnaryKernel<kNumericTypes>(init, ShrinkOp{init.attrs->GetFloat("lambd", 0.5f),
-                                                       init.attrs->GetFloat("bias", 0.0f)});
+  return MakeUnaryKernel<kNumericTypes>(
+      init, ShrinkOp{init.attrs->GetFloat("lambd", 0.5f), init.attrs->GetFloat("bias", 0.0f)});
 }
 
-std::unique_ptr<Kernel> MakeSoftsign(const KernelInit& init) { return MakeUnaryKernel<kFloatTypes>(init, SoftsignOp{}); }
+std::unique_ptr<Kernel> MakeSoftsign(const KernelInit& init) {
+  return MakeUnaryKernel<kFloatTypes>(init, SoftsignOp{});
+}
 
 }  // namespace ptq

@@ -20,8 +20,10 @@ class Compress : public Kernel {
   void Run(KernelContext& ctx) override {
     const Tensor& input = ctx.required_input(0);
     const Tensor& condition = ctx.required_input(1);
-    PTQ_ENFORCE(condition.dtype() == DataType::kBool && condition.rank() == 1, "input 'condition' must be a 1-D bool "
-                "tensor, got ", DataTypeName(condition.dtype()), " of shape ", ShapeToString(condition.shape()));
+    PTQ_ENFORCE(condition.dtype() == DataType::kBool && condition.rank() == 1,
+                "input 'condition' must be a 1-D bool "
+                "tensor, got ",
+                DataTypeName(condition.dtype()), " of shape ", ShapeToString(condition.shape()));
     const Tensor x = has_axis_ ? input : input.Reshaped({input.size()});
     const int64_t axis = has_axis_ ? NormalizeAxis(axis_, x.rank()) : 0;
     const int64_t dim = x.dim(axis);

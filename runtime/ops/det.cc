@@ -24,7 +24,8 @@ double Determinant(std::vector<double>& a, int64_t m) {
     const double p = a[static_cast<size_t>(pivot * m + k)];
     if (p == 0.0) return 0.0;
     if (pivot != k) {
-      for (int64_t c = 0; c < m; ++c) std::swap(a[static_cast<size_t>(k * m + c)], a[static_cast<size_t>(pivot * m + c)]);
+      for (int64_t c = 0; c < m; ++c)
+        std::swap(a[static_cast<size_t>(k * m + c)], a[static_cast<size_t>(pivot * m + c)]);
       det = -det;
     }
     det *= p;

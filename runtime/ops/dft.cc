@@ -25,8 +25,10 @@ class DFT : public Kernel {
 
   void Run(KernelContext& ctx) override {
     const Tensor& x = ctx.required_input(0);
-    PTQ_ENFORCE(x.rank() >= 2 && (x.dim(x.rank() - 1) == 1 || x.dim(x.rank() - 1) == 2), "input 'input' must be [..., 1] "
-                "(real) or [..., 2] (complex), has shape ", ShapeToString(x.shape()));
+    PTQ_ENFORCE(x.rank() >= 2 && (x.dim(x.rank() - 1) == 1 || x.dim(x.rank() - 1) == 2),
+                "input 'input' must be [..., 1] "
+                "(real) or [..., 2] (complex), has shape ",
+                ShapeToString(x.shape()));
     const int64_t axis = NormalizeAxis(axis_, x.rank() - 1);
     const int64_t comps = x.dim(x.rank() - 1);
     int64_t len = x.dim(axis);

@@ -52,15 +52,23 @@ class GridSample : public Kernel {
  public:
   explicit GridSample(const KernelInit& init) : align_corners_(init.attrs->GetInt("align_corners", 0) != 0) {
     const std::string mode = init.attrs->GetString("mode", init.opset >= 20 ? "linear" : "bilinear");
-    if (mode == "nearest") mode_ = Mode::kNearest;
-    else if (mode == "bilinear" || mode == "linear") mode_ = Mode::kLinear;
-    else if (mode == "bicubic" || mode == "cubic") mode_ = Mode::kCubic;
-    else ThrowInputError("attribute 'mode' is '", mode, "'; expected bilinear, nearest or bicubic");
+    if (mode == "nearest")
+      mode_ = Mode::kNearest;
+    else if (mode == "bilinear" || mode == "linear")
+      mode_ = Mode::kLinear;
+    else if (mode == "bicubic" || mode == "cubic")
+      mode_ = Mode::kCubic;
+    else
+      ThrowInputError("attribute 'mode' is '", mode, "'; expected bilinear, nearest or bicubic");
     const std::string padding = init.attrs->GetString("padding_mode", "zeros");
-    if (padding == "zeros") padding_ = Padding::kZeros;
-    else if (padding == "border") padding_ = Padding::kBorder;
-    else if (padding == "reflection") padding_ = Padding::kReflection;
-    else ThrowInputError("attribute 'padding_mode' is '", padding, "'; expected zeros, border or reflection");
+    if (padding == "zeros")
+      padding_ = Padding::kZeros;
+    else if (padding == "border")
+      padding_ = Padding::kBorder;
+    else if (padding == "reflection")
+      padding_ = Padding::kReflection;
+    else
+      ThrowInputError("attribute 'padding_mode' is '", padding, "'; expected zeros, border or reflection");
   }
 
   void Run(KernelContext& ctx) override {
@@ -99,8 +107,10 @@ class GridSample : public Kernel {
     if (mode_ == Mode::kNearest) v = std::nearbyint(v);
     const double lo = align_corners_ ? 0.0 : -0.5, hi = align_corners_ ? dd - 1 : dd - 0.5;
     if (v < lo || v > hi) {
-      if (padding_ == Padding::kBorder) v = std::fmin(std::fmax(v, 0.0), dd - 1);
-      else if (padding_ == Padding::kReflection) v = Reflect(v, lo, hi);
+      if (padding_ == Padding::kBorder)
+        v = std::fmin(std::fmax(v, 0.0), dd - 1);
+      else if (padding_ == Padding::kReflection)
+        v = Reflect(v, lo, hi);
     }
     return v;
   }
@@ -112,8 +122,10 @@ class GridSample : public Kernel {
       return i >= 0 && i < h && j >= 0 && j < w ? static_cast<double>(img[i * w + j]) : 0.0;
     }
     if (padding_ == Padding::kReflection) {
-      i = static_cast<int64_t>(Reflect(static_cast<double>(i), align_corners_ ? 0 : -0.5, align_corners_ ? h - 1 : h - 0.5));
-      j = static_cast<int64_t>(Reflect(static_cast<double>(j), align_corners_ ? 0 : -0.5, align_corners_ ? w - 1 : w - 0.5));
+      i = static_cast<int64_t>(
+          Reflect(static_cast<double>(i), align_corners_ ? 0 : -0.5, align_corners_ ? h - 1 : h - 0.5));
+      j = static_cast<int64_t>(
+          Reflect(static_cast<double>(j), align_corners_ ? 0 : -0.5, align_corners_ ? w - 1 : w - 0.5));
     }
     i = i < 0 ? 0 : (i >= h ? h - 1 : i);
     j = j < 0 ? 0 : (j >= w ? w - 1 : j);

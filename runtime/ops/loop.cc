@@ -27,7 +27,8 @@ T OneValue(const Tensor& t, DataType type, const char* what) {
 class Loop : public Kernel {
  public:
   explicit Loop(const KernelInit& init) : body_(init, "body"), num_carried_(init.num_inputs - 2) {
-    PTQ_ENFORCE(num_carried_ >= 0, "needs inputs 'M' and 'cond' (either may be \"\"), got ", init.num_inputs, " inputs");
+    PTQ_ENFORCE(num_carried_ >= 0, "needs inputs 'M' and 'cond' (either may be \"\"), got ", init.num_inputs,
+                " inputs");
     PTQ_ENFORCE(body_.num_inputs() == 2 + num_carried_, "attribute 'body' has ", body_.num_inputs(),
                 " inputs; it needs 2 + ", num_carried_, " (iteration, condition and the loop-carried values)");
     num_scans_ = body_.num_outputs() - 1 - num_carried_;
@@ -54,15 +55,17 @@ class Loop : public Kernel {
       cond = OneValue<bool>(out[0], DataType::kBool, "the body's condition output");
       for (int j = 0; j < num_carried_; ++j) {
         Tensor& v = out[static_cast<size_t>(1 + j)];
-        PTQ_ENFORCE(v.dtype() == carried[static_cast<size_t>(j)].dtype(), "loop-carried value ", j, " changes type from ",
-                    DataTypeName(carried[static_cast<size_t>(j)].dtype()), " to ", DataTypeName(v.dtype()),
-                    " in iteration ", i);
+        PTQ_ENFORCE(v.dtype() == carried[static_cast<size_t>(j)].dtype(), "loop-carried value ", j,
+                    " changes type from ", DataTypeName(carried[static_cast<size_t>(j)].dtype()), " to ",
+                    DataTypeName(v.dtype()), " in iteration ", i);
         carried[static_cast<size_t>(j)] = std::move(v);
       }
-      for (int k = 0; k < num_scans_; ++k) AddScan(k, i, std::move(out[static_cast<size_t>(1 + num_carried_ + k)]),
-                                                  &scans[static_cast<size_t>(k)], &scan_bytes[static_cast<size_t>(k)]);
+      for (int k = 0; k < num_scans_; ++k)
+        AddScan(k, i, std::move(out[static_cast<size_t>(1 + num_carried_ + k)]), &scans[static_cast<size_t>(k)],
+                &scan_bytes[static_cast<size_t>(k)]);
     }
-    for (int j = 0; j < num_carried_; ++j) ctx.outputs[static_cast<size_t>(j)] = std::move(carried[static_cast<size_t>(j)]);
+    for (int j = 0; j < num_carried_; ++j)
+      ctx.outputs[static_cast<size_t>(j)] = std::move(carried[static_cast<size_t>(j)]);
     for (int k = 0; k < num_scans_; ++k) {
       ctx.outputs[static_cast<size_t>(num_carried_ + k)] = Stack(k, scans[static_cast<size_t>(k)]);
     }

@@ -53,7 +53,9 @@ class LSTM : public Kernel {
           RnnAffine(r, h, 4 * H, H, wb + 4 * H, s_h.data());
           float* yt = y.data() + ((t * dirs + d) * in.batch + b) * H;
           for (int64_t j = 0; j < H; ++j) {
-            auto gate = [&](int k) { return s_x[static_cast<size_t>(k * H + j)] + s_h[static_cast<size_t>(k * H + j)]; };
+            auto gate = [&](int k) {
+              return s_x[static_cast<size_t>(k * H + j)] + s_h[static_cast<size_t>(k * H + j)];
+            };
             const float i_g = f(cfg_.Clip(gate(0) + pi[j] * c[j]));
             const float f_g = input_forget_ ? 1.0f - i_g : f(cfg_.Clip(gate(2) + pf[j] * c[j]));
             const float c_new = f_g * c[j] + i_g * g(cfg_.Clip(gate(3)));

@@ -20,8 +20,8 @@ class MaxUnpool : public Kernel {
         strides_(init.attrs->GetInts("strides", std::vector<int64_t>(kernel_.size(), 1))),
         pads_(init.attrs->GetInts("pads", std::vector<int64_t>(2 * kernel_.size(), 0))) {
     PTQ_ENFORCE(!kernel_.empty() && strides_.size() == kernel_.size() && pads_.size() == 2 * kernel_.size(),
-                "attributes 'kernel_shape' (", kernel_.size(), " values), 'strides' (", strides_.size(), ") and 'pads' (",
-                pads_.size(), ") do not agree");
+                "attributes 'kernel_shape' (", kernel_.size(), " values), 'strides' (", strides_.size(),
+                ") and 'pads' (", pads_.size(), ") do not agree");
     for (size_t i = 0; i < kernel_.size(); ++i) {
       const int64_t kMax = int64_t{1} << 31;
       PTQ_ENFORCE(kernel_[i] >= 1 && strides_[i] >= 1 && pads_[i] >= 0 && pads_[i + kernel_.size()] >= 0 &&
@@ -34,8 +34,8 @@ class MaxUnpool : public Kernel {
     const Tensor& x = ctx.required_input(0);
     const Tensor& idx = ctx.required_input(1);
     const size_t k = kernel_.size();
-    PTQ_ENFORCE(x.rank() == static_cast<int64_t>(k) + 2, "input 'X' ", ShapeToString(x.shape()), " must have rank ", k + 2,
-                " for ", k, " kernel dimensions");
+    PTQ_ENFORCE(x.rank() == static_cast<int64_t>(k) + 2, "input 'X' ", ShapeToString(x.shape()), " must have rank ",
+                k + 2, " for ", k, " kernel dimensions");
     PTQ_ENFORCE(idx.dtype() == DataType::kInt64 && idx.shape() == x.shape(), "input 'I' must be int64 of X's shape ",
                 ShapeToString(x.shape()), ", got ", DataTypeName(idx.dtype()), " ", ShapeToString(idx.shape()));
     Shape inferred = {x.dim(0), x.dim(1)};
@@ -64,7 +64,8 @@ class MaxUnpool : public Kernel {
   static Tensor PadToShape(const Tensor& y, const Tensor& output_shape) {
     const Shape shape = output_shape.ToInt64Vector();
     bool ok = output_shape.rank() == 1 && shape.size() == y.shape().size();
-    for (size_t i = 0; ok && i < shape.size(); ++i) ok = shape[i] >= y.shape()[i] && (i >= 2 || shape[i] == y.shape()[i]);
+    for (size_t i = 0; ok && i < shape.size(); ++i)
+      ok = shape[i] >= y.shape()[i] && (i >= 2 || shape[i] == y.shape()[i]);
     PTQ_ENFORCE(ok, "input 'output_shape' ", ShapeToString(shape), " must keep N and C and be no smaller than ",
                 ShapeToString(y.shape()));
     Tensor out(y.dtype(), shape);

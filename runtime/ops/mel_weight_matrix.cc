@@ -33,8 +33,8 @@ class MelWeightMatrix : public Kernel {
     const double lower = ScalarInput(ctx, 3, "lower_edge_hertz"), upper = ScalarInput(ctx, 4, "upper_edge_hertz");
     PTQ_ENFORCE(mels >= 1 && mels <= (1 << 20) && dft >= 1 && dft <= (1 << 24) && rate > 0 && std::isfinite(rate) &&
                     lower >= 0 && upper >= lower && std::isfinite(upper),
-                "inputs num_mel_bins ", mels, ", dft_length ", dft, ", sample_rate ", rate, ", lower_edge_hertz ", lower,
-                ", upper_edge_hertz ", upper, " are out of range");
+                "inputs num_mel_bins ", mels, ", dft_length ", dft, ", sample_rate ", rate, ", lower_edge_hertz ",
+                lower, ", upper_edge_hertz ", upper, " are out of range");
     const int64_t m = static_cast<int64_t>(mels), bins = static_cast<int64_t>(dft) / 2 + 1;
     PTQ_ENFORCE(bins * m <= MaxTensorBytes() / 8, "a ", bins, " x ", m, " matrix exceeds the tensor size limit");
     auto mel = [](double f) { return 2595.0 * std::log10(1.0 + f / 700.0); };
@@ -49,7 +49,8 @@ class MelWeightMatrix : public Kernel {
     }
     std::vector<double> w(static_cast<size_t>(bins * m), 0.0);
     for (int64_t i = 0; i < m; ++i) {
-      const int64_t left = p[static_cast<size_t>(i)], centre = p[static_cast<size_t>(i + 1)], right = p[static_cast<size_t>(i + 2)];
+      const int64_t left = p[static_cast<size_t>(i)], centre = p[static_cast<size_t>(i + 1)],
+                    right = p[static_cast<size_t>(i + 2)];
       if (centre == left) {
         w[static_cast<size_t>(centre * m + i)] = 1;
       } else {
@@ -67,8 +68,10 @@ class MelWeightMatrix : public Kernel {
       Tensor y = Tensor::Uninitialized(E::kType, {bins, m});
       auto* out = y.data<typename E::Storage>();
       for (size_t i = 0; i < w.size(); ++i) {
-        if constexpr (std::is_floating_point<C>::value) out[i] = E::Store(static_cast<C>(w[i]));
-        else out[i] = SaturateCast<C>(w[i]);
+        if constexpr (std::is_floating_point<C>::value)
+          out[i] = E::Store(static_cast<C>(w[i]));
+        else
+          out[i] = SaturateCast<C>(w[i]);
       }
       ctx.outputs[0] = std::move(y);
     });

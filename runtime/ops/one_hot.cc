@@ -31,8 +31,8 @@ class OneHot : public Kernel {
                 "; it must be >= 0");
     const int64_t depth = static_cast<int64_t>(depth_v[0]);
     const int64_t out_rank = indices.rank() + 1;
-    PTQ_ENFORCE(axis_ >= -out_rank && axis_ < out_rank, "attribute 'axis' is ", axis_, ", out of range for output rank ",
-                out_rank);
+    PTQ_ENFORCE(axis_ >= -out_rank && axis_ < out_rank, "attribute 'axis' is ", axis_,
+                ", out of range for output rank ", out_rank);
     const int64_t axis = axis_ < 0 ? axis_ + out_rank : axis_;
     Shape shape = indices.shape();
     shape.insert(shape.begin() + axis, depth);

@@ -33,7 +33,8 @@ class RNN : public Kernel {
           RnnAffine(w, in.x.data() + (t * in.batch + b) * in.input, H, in.input, wb, xw.data());
           RnnAffine(r, h, H, H, wb + H, hr.data());
           float* yt = y.data() + ((t * dirs + d) * in.batch + b) * H;
-          for (int64_t j = 0; j < H; ++j) h[j] = yt[j] = f(cfg_.Clip(xw[static_cast<size_t>(j)] + hr[static_cast<size_t>(j)]));
+          for (int64_t j = 0; j < H; ++j)
+            h[j] = yt[j] = f(cfg_.Clip(xw[static_cast<size_t>(j)] + hr[static_cast<size_t>(j)]));
         }
       }
     }

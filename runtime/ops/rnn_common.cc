@@ -8,17 +8,28 @@ namespace ptq {
 
 float RnnActivation::operator()(float x) const {
   switch (kind) {
-    case Kind::kRelu: return x > 0 ? x : 0.0f;
-    case Kind::kTanh: return std::tanh(x);
-    case Kind::kSigmoid: return 1.0f / (1.0f + std::exp(-x));
-    case Kind::kAffine: return alpha * x + beta;
-    case Kind::kLeakyRelu: return x < 0 ? alpha * x : x;
-    case Kind::kThresholdedRelu: return x > alpha ? x : 0.0f;
-    case Kind::kScaledTanh: return alpha * std::tanh(beta * x);
-    case Kind::kHardSigmoid: return std::fmax(0.0f, std::fmin(1.0f, alpha * x + beta));
-    case Kind::kElu: return x < 0 ? alpha * (std::exp(x) - 1.0f) : x;
-    case Kind::kSoftsign: return x / (1.0f + std::fabs(x));
-    case Kind::kSoftplus: return std::log1p(std::exp(x));
+    case Kind::kRelu:
+      return x > 0 ? x : 0.0f;
+    case Kind::kTanh:
+      return std::tanh(x);
+    case Kind::kSigmoid:
+      return 1.0f / (1.0f + std::exp(-x));
+    case Kind::kAffine:
+      return alpha * x + beta;
+    case Kind::kLeakyRelu:
+      return x < 0 ? alpha * x : x;
+    case Kind::kThresholdedRelu:
+      return x > alpha ? x : 0.0f;
+    case Kind::kScaledTanh:
+      return alpha * std::tanh(beta * x);
+    case Kind::kHardSigmoid:
+      return std::fmax(0.0f, std::fmin(1.0f, alpha * x + beta));
+    case Kind::kElu:
+      return x < 0 ? alpha * (std::exp(x) - 1.0f) : x;
+    case Kind::kSoftsign:
+      return x / (1.0f + std::fabs(x));
+    case Kind::kSoftplus:
+      return std::log1p(std::exp(x));
   }
   return x;
 }
@@ -38,11 +49,16 @@ RnnActivation ParseActivation(std::string name, const std::vector<float>& alphas
     float alpha, beta;
   };
   static const Entry kTable[] = {
-      {"relu", K::kRelu, 0, 0, 0},           {"tanh", K::kTanh, 0, 0, 0},
-      {"sigmoid", K::kSigmoid, 0, 0, 0},     {"affine", K::kAffine, 2, 1.0f, 0.0f},
-      {"leakyrelu", K::kLeakyRelu, 1, 0.01f, 0}, {"thresholdedrelu", K::kThresholdedRelu, 1, 1.0f, 0},
-      {"scaledtanh", K::kScaledTanh, 2, 1.0f, 1.0f}, {"hardsigmoid", K::kHardSigmoid, 2, 0.2f, 0.5f},
-      {"elu", K::kElu, 1, 1.0f, 0},          {"softsign", K::kSoftsign, 0, 0, 0},
+      {"relu", K::kRelu, 0, 0, 0},
+      {"tanh", K::kTanh, 0, 0, 0},
+      {"sigmoid", K::kSigmoid, 0, 0, 0},
+      {"affine", K::kAffine, 2, 1.0f, 0.0f},
+      {"leakyrelu", K::kLeakyRelu, 1, 0.01f, 0},
+      {"thresholdedrelu", K::kThresholdedRelu, 1, 1.0f, 0},
+      {"scaledtanh", K::kScaledTanh, 2, 1.0f, 1.0f},
+      {"hardsigmoid", K::kHardSigmoid, 2, 0.2f, 0.5f},
+      {"elu", K::kElu, 1, 1.0f, 0},
+      {"softsign", K::kSoftsign, 0, 0, 0},
       {"softplus", K::kSoftplus, 0, 0, 0},
   };
   for (const Entry& e : kTable) {
@@ -79,8 +95,8 @@ RnnConfig ReadRnnConfig(const KernelInit& init, const std::vector<std::string>& 
   const Attributes& a = *init.attrs;
   RnnConfig cfg;
   const std::string direction = a.GetString("direction", "forward");
-  PTQ_ENFORCE(direction == "forward" || direction == "reverse" || direction == "bidirectional", "attribute 'direction' is '",
-              direction, "'; expected forward, reverse or bidirectional");
+  PTQ_ENFORCE(direction == "forward" || direction == "reverse" || direction == "bidirectional",
+              "attribute 'direction' is '", direction, "'; expected forward, reverse or bidirectional");
   cfg.num_directions = direction == "bidirectional" ? 2 : 1;
   cfg.reverse = direction == "reverse";
   const int64_t layout = a.GetInt("layout", 0);
@@ -95,8 +111,9 @@ RnnConfig ReadRnnConfig(const KernelInit& init, const std::vector<std::string>& 
   if (!a.Has("activations")) {
     for (int d = 0; d < cfg.num_directions; ++d) names.insert(names.end(), defaults.begin(), defaults.end());
   }
-  PTQ_ENFORCE(names.size() == static_cast<size_t>(cfg.num_directions * cfg.per_direction), "attribute 'activations' has ",
-              names.size(), " functions; ", direction, " needs ", cfg.num_directions * cfg.per_direction);
+  PTQ_ENFORCE(names.size() == static_cast<size_t>(cfg.num_directions * cfg.per_direction),
+              "attribute 'activations' has ", names.size(), " functions; ", direction, " needs ",
+              cfg.num_directions * cfg.per_direction);
   const std::vector<float> alphas = a.GetFloats("activation_alpha"), betas = a.GetFloats("activation_beta");
   size_t ai = 0, bi = 0;
   for (const std::string& n : names) cfg.activations.push_back(ParseActivation(n, alphas, &ai, betas, &bi));
@@ -134,12 +151,14 @@ RnnInputs ReadRnnInputs(const KernelContext& ctx, const RnnConfig& cfg, int gate
     std::memcpy(in.x.data(), x.data<float>(), x.nbytes());
   }
   in.b.assign(static_cast<size_t>(dirs * 2 * gh), 0.0f);
-  if (const Tensor* b = FloatInput(ctx, 3, "B", {dirs, 2 * gh})) std::memcpy(in.b.data(), b->data<float>(), b->nbytes());
+  if (const Tensor* b = FloatInput(ctx, 3, "B", {dirs, 2 * gh}))
+    std::memcpy(in.b.data(), b->data<float>(), b->nbytes());
   in.lens.assign(static_cast<size_t>(in.batch), in.seq);
   if (const Tensor* lens = ctx.input(4)) {
-    PTQ_ENFORCE((lens->dtype() == DataType::kInt32 || lens->dtype() == DataType::kInt64) && lens->shape() == Shape{in.batch},
-                "input 'sequence_lens' must be int32 of shape [", in.batch, "], got ", DataTypeName(lens->dtype()), " ",
-                ShapeToString(lens->shape()));
+    PTQ_ENFORCE(
+        (lens->dtype() == DataType::kInt32 || lens->dtype() == DataType::kInt64) && lens->shape() == Shape{in.batch},
+        "input 'sequence_lens' must be int32 of shape [", in.batch, "], got ", DataTypeName(lens->dtype()), " ",
+        ShapeToString(lens->shape()));
     in.lens = lens->ToInt64Vector();
     for (int64_t b = 0; b < in.batch; ++b) {
       const int64_t len = in.lens[static_cast<size_t>(b)];
@@ -182,7 +201,8 @@ Tensor MakeRnnY(const std::vector<float>& y, const RnnConfig& cfg, const RnnInpu
   for (int64_t t = 0; t < in.seq; ++t) {
     for (int64_t d = 0; d < dirs; ++d) {
       for (int64_t b = 0; b < in.batch; ++b) {
-        std::memcpy(o + ((b * in.seq + t) * dirs + d) * in.hidden, y.data() + ((t * dirs + d) * in.batch + b) * in.hidden,
+        std::memcpy(o + ((b * in.seq + t) * dirs + d) * in.hidden,
+                    y.data() + ((t * dirs + d) * in.batch + b) * in.hidden,
                     static_cast<size_t>(in.hidden) * sizeof(float));
       }
     }

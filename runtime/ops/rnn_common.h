@@ -12,8 +12,19 @@ namespace ptq {
 
 // One activation function of the ONNX recurrent ops, with its alpha/beta.
 struct RnnActivation {
-  enum class Kind { kRelu, kTanh, kSigmoid, kAffine, kLeakyRelu, kThresholdedRelu, kScaledTanh, kHardSigmoid, kElu,
-                    kSoftsign, kSoftplus };
+  enum class Kind {
+    kRelu,
+    kTanh,
+    kSigmoid,
+    kAffine,
+    kLeakyRelu,
+    kThresholdedRelu,
+    kScaledTanh,
+    kHardSigmoid,
+    kElu,
+    kSoftsign,
+    kSoftplus
+  };
   Kind kind = Kind::kTanh;
   float alpha = 0.0f;
   float beta = 0.0f;
@@ -23,10 +34,11 @@ struct RnnActivation {
 struct RnnConfig {
   int64_t hidden_size = -1;  // -1: taken from R
   int num_directions = 1;
-  bool reverse = false;      // direction "reverse" (one direction, run backwards)
-  bool batch_major = false;  // layout = 1: X [batch, seq, input], Y [batch, seq, dirs, hidden], states [batch, dirs, hidden]
-  float clip = 0.0f;         // > 0: gate pre-activations clamped to [-clip, clip]
-  int per_direction = 1;     // activation functions per direction (RNN 1, GRU 2, LSTM 3)
+  bool reverse = false;  // direction "reverse" (one direction, run backwards)
+  bool batch_major =
+      false;          // layout = 1: X [batch, seq, input], Y [batch, seq, dirs, hidden], states [batch, dirs, hidden]
+  float clip = 0.0f;  // > 0: gate pre-activations clamped to [-clip, clip]
+  int per_direction = 1;                   // activation functions per direction (RNN 1, GRU 2, LSTM 3)
   std::vector<RnnActivation> activations;  // num_directions * per_direction
 
   const RnnActivation& act(int direction, int i) const {
@@ -43,12 +55,12 @@ RnnConfig ReadRnnConfig(const KernelInit& init, const std::vector<std::string>& 
 // number of weight blocks per direction (RNN 1, GRU 3, LSTM 4).
 struct RnnInputs {
   int64_t seq = 0, batch = 0, input = 0, hidden = 0;
-  std::vector<float> x;        // [seq, batch, input]
-  const float* w = nullptr;    // [dirs, gates * hidden, input]
-  const float* r = nullptr;    // [dirs, gates * hidden, hidden]
-  std::vector<float> b;        // [dirs, 2 * gates * hidden] (zeros when omitted): Wb then Rb
-  std::vector<int64_t> lens;   // [batch] (seq when omitted)
-  std::vector<float> h0;       // [dirs, batch, hidden] (zeros when omitted)
+  std::vector<float> x;       // [seq, batch, input]
+  const float* w = nullptr;   // [dirs, gates * hidden, input]
+  const float* r = nullptr;   // [dirs, gates * hidden, hidden]
+  std::vector<float> b;       // [dirs, 2 * gates * hidden] (zeros when omitted): Wb then Rb
+  std::vector<int64_t> lens;  // [batch] (seq when omitted)
+  std::vector<float> h0;      // [dirs, batch, hidden] (zeros when omitted)
 };
 RnnInputs ReadRnnInputs(const KernelContext& ctx, const RnnConfig& cfg, int gates);
 

@@ -31,8 +31,8 @@ class RoiAlign : public Kernel {
     PTQ_ENFORCE(mode == "avg" || mode == "max", "attribute 'mode' is '", mode, "'; expected avg or max");
     const std::string ctm =
         init.attrs->GetString("coordinate_transformation_mode", init.opset >= 16 ? "half_pixel" : "output_half_pixel");
-    PTQ_ENFORCE(ctm == "half_pixel" || ctm == "output_half_pixel", "attribute 'coordinate_transformation_mode' is '", ctm,
-                "'; expected half_pixel or output_half_pixel");
+    PTQ_ENFORCE(ctm == "half_pixel" || ctm == "output_half_pixel", "attribute 'coordinate_transformation_mode' is '",
+                ctm, "'; expected half_pixel or output_half_pixel");
     half_pixel_ = ctm == "half_pixel";
     PTQ_ENFORCE(out_h_ >= 1 && out_w_ >= 1 && out_h_ <= (1 << 20) && out_w_ <= (1 << 20),
                 "attributes 'output_height' and 'output_width' must be in [1, 2^20], got ", out_h_, " and ", out_w_);
@@ -45,11 +45,13 @@ class RoiAlign : public Kernel {
     const Tensor& rois = ctx.required_input(1);
     const Tensor& batch = ctx.required_input(2);
     PTQ_ENFORCE(x.rank() == 4, "input 'X' must be [N, C, H, W], has shape ", ShapeToString(x.shape()));
-    PTQ_ENFORCE(rois.dtype() == x.dtype() && rois.rank() == 2 && rois.dim(1) == 4, "input 'rois' must be [R, 4] of 'X''s type, got ",
-                DataTypeName(rois.dtype()), " ", ShapeToString(rois.shape()));
-    PTQ_ENFORCE((batch.dtype() == DataType::kInt64 || batch.dtype() == DataType::kInt32) && batch.shape() == Shape{rois.dim(0)},
-                "input 'batch_indices' must be int64 of shape [", rois.dim(0), "], got ", DataTypeName(batch.dtype()), " ",
-                ShapeToString(batch.shape()));
+    PTQ_ENFORCE(rois.dtype() == x.dtype() && rois.rank() == 2 && rois.dim(1) == 4,
+                "input 'rois' must be [R, 4] of 'X''s type, got ", DataTypeName(rois.dtype()), " ",
+                ShapeToString(rois.shape()));
+    PTQ_ENFORCE(
+        (batch.dtype() == DataType::kInt64 || batch.dtype() == DataType::kInt32) && batch.shape() == Shape{rois.dim(0)},
+        "input 'batch_indices' must be int64 of shape [", rois.dim(0), "], got ", DataTypeName(batch.dtype()), " ",
+        ShapeToString(batch.shape()));
     const int64_t n = x.dim(0), c = x.dim(1), h = x.dim(2), w = x.dim(3), r = rois.dim(0);
     const std::vector<int64_t> bi = batch.ToInt64Vector();
     for (int64_t i = 0; i < r; ++i) {

@@ -124,13 +124,15 @@ class Scan : public Kernel {
     std::vector<std::vector<Tensor>> outs(static_cast<size_t>(num_out_));
     for (int64_t t = 0; t < length; ++t) {
       std::vector<Tensor> slices;
-      for (size_t j = 0; j < scans.size(); ++j) slices.push_back(SliceAt(scans[j], axes[j], in_dirs_[j] ? length - 1 - t : t));
+      for (size_t j = 0; j < scans.size(); ++j)
+        slices.push_back(SliceAt(scans[j], axes[j], in_dirs_[j] ? length - 1 - t : t));
       std::vector<const Tensor*> inputs;
       for (const Tensor& s : states) inputs.push_back(&s);
       for (const Tensor& s : slices) inputs.push_back(&s);
       std::vector<Tensor> out = body_.Run(inputs, ctx);
       for (int i = 0; i < num_state_; ++i) states[static_cast<size_t>(i)] = std::move(out[static_cast<size_t>(i)]);
-      for (int k = 0; k < num_out_; ++k) outs[static_cast<size_t>(k)].push_back(std::move(out[static_cast<size_t>(num_state_ + k)]));
+      for (int k = 0; k < num_out_; ++k)
+        outs[static_cast<size_t>(k)].push_back(std::move(out[static_cast<size_t>(num_state_ + k)]));
     }
     PTQ_ENFORCE(length > 0, "the scan inputs are empty along the scan axis (ptq needs at least one iteration)");
     for (int k = 0; k < num_out_; ++k) {
@@ -155,10 +157,10 @@ class Scan : public Kernel {
 
   // Opset 8: sequence_lens[b] must be the full length of the scan inputs of batch entry b.
   static void CheckFullLength(const Tensor& lens, int64_t b, const std::vector<Tensor>& scans) {
-    PTQ_ENFORCE((lens.dtype() == DataType::kInt32 || lens.dtype() == DataType::kInt64) && lens.rank() == 1 &&
-                    lens.dim(0) > b,
-                "input 'sequence_lens' must be a 1-D int32/int64 tensor with one entry per batch entry, got ",
-                DataTypeName(lens.dtype()), " ", ShapeToString(lens.shape()));
+    PTQ_ENFORCE(
+        (lens.dtype() == DataType::kInt32 || lens.dtype() == DataType::kInt64) && lens.rank() == 1 && lens.dim(0) > b,
+        "input 'sequence_lens' must be a 1-D int32/int64 tensor with one entry per batch entry, got ",
+        DataTypeName(lens.dtype()), " ", ShapeToString(lens.shape()));
     const int64_t len = static_cast<int64_t>(lens.GetAsDouble(b));
     for (const Tensor& s : scans) {
       PTQ_ENFORCE(s.rank() >= 1 && len == s.dim(0), "sequence_lens[", b, "] is ", len,

@@ -34,9 +34,9 @@ class ScatterND : public Kernel {
                 " must be in [1, ", r, "] (the rank of 'data')");
     Shape expected(indices.shape().begin(), indices.shape().end() - 1);
     expected.insert(expected.end(), data.shape().begin() + k, data.shape().end());
-    PTQ_ENFORCE(updates.shape() == expected, "input 'updates' has shape ", ShapeToString(updates.shape()),
-                "; 'data' ", ShapeToString(data.shape()), " and 'indices' ", ShapeToString(indices.shape()),
-                " need ", ShapeToString(expected));
+    PTQ_ENFORCE(updates.shape() == expected, "input 'updates' has shape ", ShapeToString(updates.shape()), "; 'data' ",
+                ShapeToString(data.shape()), " and 'indices' ", ShapeToString(indices.shape()), " need ",
+                ShapeToString(expected));
     const ScatterFn fn = GetScatterFn(reduction_, data.dtype(), "ScatterND");
     Tensor out = Tensor::Uninitialized(data.dtype(), data.shape());
     if (data.nbytes() > 0) std::memcpy(out.raw(), data.raw(), data.nbytes());

@@ -21,10 +21,14 @@ void ReduceElements(void* dst, const void* src, int64_t n) {
   for (int64_t i = 0; i < n; ++i) {
     const auto a = E::Load(d[i]);
     const auto b = E::Load(s[i]);
-    if constexpr (R == ScatterReduction::kAdd) d[i] = E::Store(WrapAdd(a, b));
-    else if constexpr (R == ScatterReduction::kMul) d[i] = E::Store(WrapMul(a, b));
-    else if constexpr (R == ScatterReduction::kMax) d[i] = b > a ? s[i] : d[i];
-    else d[i] = b < a ? s[i] : d[i];
+    if constexpr (R == ScatterReduction::kAdd)
+      d[i] = E::Store(WrapAdd(a, b));
+    else if constexpr (R == ScatterReduction::kMul)
+      d[i] = E::Store(WrapMul(a, b));
+    else if constexpr (R == ScatterReduction::kMax)
+      d[i] = b > a ? s[i] : d[i];
+    else
+      d[i] = b < a ? s[i] : d[i];
   }
 }
 
@@ -46,21 +50,34 @@ ScatterReduction ReadScatterReduction(const KernelInit& init) {
 ScatterFn GetScatterFn(ScatterReduction r, DataType t, const std::string& op) {
   if (r == ScatterReduction::kNone) {
     switch (ElementSize(t)) {
-      case 1: return CopyElements<1>;
-      case 2: return CopyElements<2>;
-      case 4: return CopyElements<4>;
-      case 8: return CopyElements<8>;
-      default: ThrowInputError(op, ": input 'data' has unsupported type ", DataTypeName(t));
+      case 1:
+        return CopyElements<1>;
+      case 2:
+        return CopyElements<2>;
+      case 4:
+        return CopyElements<4>;
+      case 8:
+        return CopyElements<8>;
+      default:
+        ThrowInputError(op, ": input 'data' has unsupported type ", DataTypeName(t));
     }
   }
   ScatterFn fn = nullptr;
   DispatchType<kNumericTypes>(t, op, "data", [&](auto e) {
     using E = decltype(e);
     switch (r) {
-      case ScatterReduction::kAdd: fn = ReduceElements<E, ScatterReduction::kAdd>; break;
-      case ScatterReduction::kMul: fn = ReduceElements<E, ScatterReduction::kMul>; break;
-      case ScatterReduction::kMax: fn = ReduceElements<E, ScatterReduction::kMax>; break;
-      default: fn = ReduceElements<E, ScatterReduction::kMin>; break;
+      case ScatterReduction::kAdd:
+        fn = ReduceElements<E, ScatterReduction::kAdd>;
+        break;
+      case ScatterReduction::kMul:
+        fn = ReduceElements<E, ScatterReduction::kMul>;
+        break;
+      case ScatterReduction::kMax:
+        fn = ReduceElements<E, ScatterReduction::kMax>;
+        break;
+      default:
+        fn = ReduceElements<E, ScatterReduction::kMin>;
+        break;
     }
   });
   return fn;

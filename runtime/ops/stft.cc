@@ -28,8 +28,10 @@ class STFT : public Kernel {
 
   void Run(KernelContext& ctx) override {
     const Tensor& x = ctx.required_input(0);
-    PTQ_ENFORCE(x.rank() == 3 && (x.dim(2) == 1 || x.dim(2) == 2), "input 'signal' must be [batch, length, 1 | 2], has "
-                "shape ", ShapeToString(x.shape()));
+    PTQ_ENFORCE(x.rank() == 3 && (x.dim(2) == 1 || x.dim(2) == 2),
+                "input 'signal' must be [batch, length, 1 | 2], has "
+                "shape ",
+                ShapeToString(x.shape()));
     const int64_t step = OneInteger(ctx.required_input(1), "frame_step");
     const Tensor* window = ctx.input(2);
     const int64_t length = x.dim(1), comps = x.dim(2);
@@ -57,7 +59,8 @@ class STFT : public Kernel {
           for (int64_t j = 0; j < frame; ++j) {
             const C* v = in.data() + (b * length + f * step + j) * comps;
             const double wj = w[static_cast<size_t>(j)];
-            sig[static_cast<size_t>(j)] = {wj * static_cast<double>(v[0]), comps == 2 ? wj * static_cast<double>(v[1]) : 0.0};
+            sig[static_cast<size_t>(j)] = {wj * static_cast<double>(v[0]),
+                                           comps == 2 ? wj * static_cast<double>(v[1]) : 0.0};
           }
           DiscreteFourier(sig, frame, bins, false, &spec);
           C* y = out.data() + (b * frames + f) * bins * 2;

@@ -10,18 +10,16 @@
 namespace ptq {
 
 // Defines the op struct `Name`Op (y = std::fn(x)) and its factory Make`Name`.
-#define PTQ_UNARY_MATH_OP(Name, fn)                                                          \
-  namespace {                                                                                \
-  struct Name##Op {                                                                          \
-    template <class T>                                                                       \
-    T operator()(T x) const {                                                                \
-      return std::fn(x);                                                                     \
-    }                                                                                        \
-  };                                                                                         \
-  }                                                                                          \
-  std::unique_ptr<Kernel> Make##Name(const KernelInit& init) {                               \
-    return MakeUnaryKernel<kFloatTypes>(init, Name##Op{});                                   \
-  }
+#define PTQ_UNARY_MATH_OP(Name, fn) \
+  namespace {                       \
+  struct Name##Op {                 \
+    template <class T>              \
+    T operator()(T x) const {       \
+      return std::fn(x);            \
+    }                               \
+  };                                \
+  }                                 \
+  std::unique_ptr<Kernel> Make##Name(const KernelInit& init) { return MakeUnaryKernel<kFloatTypes>(init, Name##Op{}); }
 
 PTQ_UNARY_MATH_OP(Tan, tan)
 PTQ_UNARY_MATH_OP(Asin, asin)

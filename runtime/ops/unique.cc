@@ -33,7 +33,8 @@ int Compare(C a, C b) {
 class Unique : public Kernel {
  public:
   explicit Unique(const KernelInit& init)
-      : has_axis_(init.attrs->Has("axis")), axis_(init.attrs->GetInt("axis", 0)),
+      : has_axis_(init.attrs->Has("axis")),
+        axis_(init.attrs->GetInt("axis", 0)),
         sorted_(init.attrs->GetInt("sorted", 1) != 0) {}
 
   void Run(KernelContext& ctx) override {
@@ -72,8 +73,9 @@ class Unique : public Kernel {
     std::iota(rank.begin(), rank.end(), 0);
     if (!sorted_) {
       std::vector<int64_t> by_first(rank);
-      std::sort(by_first.begin(), by_first.end(),
-                [&](int64_t a, int64_t b) { return group_first[static_cast<size_t>(a)] < group_first[static_cast<size_t>(b)]; });
+      std::sort(by_first.begin(), by_first.end(), [&](int64_t a, int64_t b) {
+        return group_first[static_cast<size_t>(a)] < group_first[static_cast<size_t>(b)];
+      });
       for (int64_t pos = 0; pos < groups; ++pos) rank[static_cast<size_t>(by_first[static_cast<size_t>(pos)])] = pos;
     }
     Shape y_shape = x.shape();
@@ -89,8 +91,8 @@ class Unique : public Kernel {
       const int64_t pos = rank[static_cast<size_t>(g)], first = group_first[static_cast<size_t>(g)];
       indices.data<int64_t>()[pos] = first;
       for (int64_t o = 0; o < outer && block > 0; ++o) {
-        std::memcpy(dst + static_cast<size_t>(o * groups + pos) * block, src + static_cast<size_t>(o * n + first) * block,
-                    block);
+        std::memcpy(dst + static_cast<size_t>(o * groups + pos) * block,
+                    src + static_cast<size_t>(o * n + first) * block, block);
       }
     }
     for (int64_t i = 0; i < n; ++i) {

@@ -42,8 +42,10 @@ class Window : public Kernel {
       for (int64_t n = 0; n < size; ++n) {
         const double x = n_den > 0 ? 2 * pi * static_cast<double>(n) / n_den : 0.0;
         const double v = n_den > 0 ? c_.a0 - c_.a1 * std::cos(x) + c_.a2 * std::cos(2 * x) : 1.0;
-        if constexpr (std::is_floating_point<C>::value) out[n] = E::Store(static_cast<C>(v));
-        else out[n] = SaturateCast<C>(v);
+        if constexpr (std::is_floating_point<C>::value)
+          out[n] = E::Store(static_cast<C>(v));
+        else
+          out[n] = SaturateCast<C>(v);
       }
       ctx.outputs[0] = std::move(y);
     });
@@ -58,7 +60,9 @@ class Window : public Kernel {
 
 }  // namespace
 
-std::unique_ptr<Kernel> MakeHannWindow(const KernelInit& init) { return std::make_unique<Window>(init, CosineSum{0.5, 0.5, 0}); }
+std::unique_ptr<Kernel> MakeHannWindow(const KernelInit& init) {
+  return std::make_unique<Window>(init, CosineSum{0.5, 0.5, 0});
+}
 
 std::unique_ptr<Kernel> MakeHammingWindow(const KernelInit& init) {
   return std::make_unique<Window>(init, CosineSum{25.0 / 46, 21.0 / 46, 0});

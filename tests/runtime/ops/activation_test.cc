@@ -13,8 +13,8 @@ namespace ptq {
 namespace {
 
 using testing::ErrorOf;
-using testing::Floats;
 using testing::FloatAttr;
+using testing::Floats;
 using testing::kFloatTol;
 using testing::RunOne;
 using testing::ToVector;
@@ -38,7 +38,8 @@ TEST(ActivationOps, MatchTheirFormulas) {
   ExpectMatches("Selu", 6, Attributes(), [&](double x) { return x > 0 ? g * x : g * (a * std::exp(x) - a); });
   Attributes celu;
   celu.Set("alpha", FloatAttr(0.5f));
-  ExpectMatches("Celu", 12, celu, [](double x) { return std::max(0.0, x) + std::min(0.0, 0.5 * (std::exp(x / 0.5) - 1)); });
+  ExpectMatches("Celu", 12, celu,
+                [](double x) { return std::max(0.0, x) + std::min(0.0, 0.5 * (std::exp(x / 0.5) - 1)); });
   Attributes thr;
   thr.Set("alpha", FloatAttr(0.25f));
   ExpectMatches("ThresholdedRelu", 10, thr, [](double x) { return x > 0.25 ? x : 0.0; });
@@ -60,27 +61,32 @@ TEST(ActivationOps, ShrinkOnIntegersTruncatesAndSaturates) {
 TEST(ActivationOps, CeluAlphaZeroIsRefused) {
   Attributes celu;
   celu.Set("alpha", FloatAttr(0.0f));
-  EXPECT_NE(ErrorOf([&] { RunOne("Celu", 12, {Floats({1}, {1})}, celu); }).find("'alpha' must not be 0"), std::string::npos);
+  EXPECT_NE(ErrorOf([&] { RunOne("Celu", 12, {Floats({1}, {1})}, celu); }).find("'alpha' must not be 0"),
+            std::string::npos);
 }
 
 TEST(UnaryMathOps, MatchCmathInDouble) {
   const std::vector<float> unit = {-0.9f, -0.5f, 0.0f, 0.3f, 0.75f};
   ExpectMatches("Tan", 7, Attributes(), [](double x) { return std::tan(x); });
   ExpectMatches("Atan", 7, Attributes(), [](double x) { return std::atan(x); });
-  ExpectMatches("Asin", 7, Attributes(), [](double x) { return std::asin(x); }, unit);
-  ExpectMatches("Acos", 7, Attributes(), [](double x) { return std::acos(x); }, unit);
+  ExpectMatches(
+      "Asin", 7, Attributes(), [](double x) { return std::asin(x); }, unit);
+  ExpectMatches(
+      "Acos", 7, Attributes(), [](double x) { return std::acos(x); }, unit);
   ExpectMatches("Sinh", 9, Attributes(), [](double x) { return std::sinh(x); });
   ExpectMatches("Cosh", 9, Attributes(), [](double x) { return std::cosh(x); });
   ExpectMatches("Asinh", 9, Attributes(), [](double x) { return std::asinh(x); });
   ExpectMatches("Acosh", 9, Attributes(), [](double x) { return std::acosh(x); }, {1.0f, 1.5f, 10.0f});
-  ExpectMatches("Atanh", 9, Attributes(), [](double x) { return std::atanh(x); }, unit);
+  ExpectMatches(
+      "Atanh", 9, Attributes(), [](double x) { return std::atanh(x); }, unit);
 }
 
 TEST(UnaryMathOps, OutsideTheDomainIsNaNAndIntegersAreRefused) {
   const std::vector<float> y = ToVector<float>(RunOne("Asin", 7, {Floats({1}, {2.0f})}));
   EXPECT_TRUE(std::isnan(y[0]));
-  EXPECT_NE(ErrorOf([&] { RunOne("Tan", 7, {Tensor::FromVector<int32_t>({1}, {1})}); }).find("input 'X' has type int32"),
-            std::string::npos);
+  EXPECT_NE(
+      ErrorOf([&] { RunOne("Tan", 7, {Tensor::FromVector<int32_t>({1}, {1})}); }).find("input 'X' has type int32"),
+      std::string::npos);
 }
 
 TEST(UnaryMathOps, Float16ComputesInFloat) {

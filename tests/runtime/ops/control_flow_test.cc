@@ -90,7 +90,8 @@ TEST(IfOp, BranchesReadOuterScopeTensors) {
   Session s(graph);
   const Tensor x = Tensor::FromVector<float>({2}, {1, 2});
   EXPECT_EQ(ToVector<float>(s.Run({{"cond", Tensor::Scalar<bool>(true)}, {"x", x}})[0]), (std::vector<float>{-2, -4}));
-  EXPECT_EQ(ToVector<float>(s.Run({{"cond", Tensor::Scalar<bool>(false)}, {"x", x}})[0]), (std::vector<float>{10, 200}));
+  EXPECT_EQ(ToVector<float>(s.Run({{"cond", Tensor::Scalar<bool>(false)}, {"x", x}})[0]),
+            (std::vector<float>{10, 200}));
   EXPECT_NE(ErrorOf([&] { s.Run({{"cond", Tensor::FromVector<bool>({2}, {true, false})}, {"x", x}}); }), "");
 }
 
@@ -220,8 +221,9 @@ TEST(Subgraphs, ErrorsNameTheSubgraphPath) {
   SetGraph(n, "then_branch", then_b);
   SetGraph(n, "else_branch", else_b);
   Session s(ToGraph(b));
-  EXPECT_NE(ErrorOf([&] { s.Run({{"cond", Tensor::Scalar<bool>(true)}}); })
-                .find("test.onnx: node 'if' (If): subgraph 'then_branch': node 'gather' (Gather): "),
+  EXPECT_NE(ErrorOf([&] {
+              s.Run({{"cond", Tensor::Scalar<bool>(true)}});
+            }).find("test.onnx: node 'if' (If): subgraph 'then_branch': node 'gather' (Gather): "),
             std::string::npos);
 }
 
@@ -267,8 +269,9 @@ TEST(Subgraphs, ConstantNodesInsideAreFoldedAndTensorsProducedTwiceRefused) {
   onnx::NodeProto& n = b.Node("If", {"cond"}, {"y"}, "if");
   SetGraph(n, "then_branch", then_b);
   SetGraph(n, "else_branch", else_b);
-  EXPECT_NE(ErrorOf([&] { ToGraph(b); }).find("node 'if' (If) attribute 'else_branch': node 'Neg_1' (Neg): tensor 'e' is "
-                                                "produced twice"),
+  EXPECT_NE(ErrorOf([&] { ToGraph(b); })
+                .find("node 'if' (If) attribute 'else_branch': node 'Neg_1' (Neg): tensor 'e' is "
+                      "produced twice"),
             std::string::npos);
   else_b = SubgraphBuilder();
   else_b.Output("t9", DataType::kFloat);

@@ -47,12 +47,14 @@ Attributes Direction(const std::string& d) {
 TEST(BitShiftOp, ShiftsByTheWidthOrMoreGiveZero) {
   const Tensor x = Tensor::FromVector<uint8_t>({4}, {0xff, 0x81, 3, 16});
   const Tensor s = Tensor::FromVector<uint8_t>({4}, {1, 7, 8, 200});
-  EXPECT_EQ(ToVector<uint8_t>(RunOne("BitShift", 11, {x, s}, Direction("LEFT"))), (std::vector<uint8_t>{0xfe, 0x80, 0, 0}));
-  EXPECT_EQ(ToVector<uint8_t>(RunOne("BitShift", 11, {x, s}, Direction("RIGHT"))), (std::vector<uint8_t>{0x7f, 1, 0, 0}));
+  EXPECT_EQ(ToVector<uint8_t>(RunOne("BitShift", 11, {x, s}, Direction("LEFT"))),
+            (std::vector<uint8_t>{0xfe, 0x80, 0, 0}));
+  EXPECT_EQ(ToVector<uint8_t>(RunOne("BitShift", 11, {x, s}, Direction("RIGHT"))),
+            (std::vector<uint8_t>{0x7f, 1, 0, 0}));
   const Tensor big = Tensor::FromVector<uint64_t>({2}, {1, 1});
-  EXPECT_EQ(ToVector<uint64_t>(RunOne("BitShift", 11, {big, Tensor::FromVector<uint64_t>({2}, {63, 64})},
-                                      Direction("LEFT"))),
-            (std::vector<uint64_t>{uint64_t{1} << 63, 0}));
+  EXPECT_EQ(
+      ToVector<uint64_t>(RunOne("BitShift", 11, {big, Tensor::FromVector<uint64_t>({2}, {63, 64})}, Direction("LEFT"))),
+      (std::vector<uint64_t>{uint64_t{1} << 63, 0}));
 }
 
 TEST(BitShiftOp, DirectionAndTypeErrors) {

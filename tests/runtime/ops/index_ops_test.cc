@@ -20,37 +20,44 @@ using testing::ToVector;
 TEST(GatherNDOp, BatchDimsWithNegativeIndex) {
   Attributes a;
   a.Set("batch_dims", IntAttr(1));
-  const auto y = RunOp("GatherND", 12, a,
-                       {Tensor::FromVector<int32_t>({2, 2, 2}, {0, 1, 2, 3, 4, 5, 6, 7}),
-                        Tensor::FromVector<int64_t>({2, 1}, {1, -2})});
+  const auto y = RunOp(
+      "GatherND", 12, a,
+      {Tensor::FromVector<int32_t>({2, 2, 2}, {0, 1, 2, 3, 4, 5, 6, 7}), Tensor::FromVector<int64_t>({2, 1}, {1, -2})});
   EXPECT_EQ(y[0].shape(), (Shape{2, 2}));
   EXPECT_EQ(ToVector<int32_t>(y[0]), (std::vector<int32_t>{2, 3, 4, 5}));
 }
 
 TEST(GatherNDOp, FullIndexTuplesPickElements) {
-  const auto y = RunOp("GatherND", 13, Attributes(),
-                       {Tensor::FromVector<float>({2, 2}, {0, 1, 2, 3}), Tensor::FromVector<int64_t>({2, 2}, {0, 0, 1, 1})});
+  const auto y =
+      RunOp("GatherND", 13, Attributes(),
+            {Tensor::FromVector<float>({2, 2}, {0, 1, 2, 3}), Tensor::FromVector<int64_t>({2, 2}, {0, 0, 1, 1})});
   EXPECT_EQ(y[0].shape(), (Shape{2}));
   EXPECT_EQ(ToVector<float>(y[0]), (std::vector<float>{0, 3}));
 }
 
 TEST(GatherNDOp, EmptyIndices) {
-  const auto y = RunOp("GatherND", 13, Attributes(), {Tensor(DataType::kFloat, {2, 3}), Tensor(DataType::kInt64, {0, 1})});
+  const auto y =
+      RunOp("GatherND", 13, Attributes(), {Tensor(DataType::kFloat, {2, 3}), Tensor(DataType::kInt64, {0, 1})});
   EXPECT_EQ(y[0].shape(), (Shape{0, 3}));
 }
 
 TEST(GatherNDOp, InputErrors) {
   const Tensor data = Tensor(DataType::kFloat, {2, 3});
-  EXPECT_NE(ErrorOf([&] { RunOp("GatherND", 13, Attributes(), {data, Tensor::FromVector<int64_t>({1, 2}, {1, 3})}); })
-                .find("index 3 in input 'indices' is out of range for axis 1"),
+  EXPECT_NE(ErrorOf([&] {
+              RunOp("GatherND", 13, Attributes(), {data, Tensor::FromVector<int64_t>({1, 2}, {1, 3})});
+            }).find("index 3 in input 'indices' is out of range for axis 1"),
             std::string::npos);
-  EXPECT_NE(ErrorOf([&] { RunOp("GatherND", 13, Attributes(), {data, Tensor::FromVector<int64_t>({1, 3}, {0, 0, 0})}); }), "");
+  EXPECT_NE(ErrorOf([&] {
+              RunOp("GatherND", 13, Attributes(), {data, Tensor::FromVector<int64_t>({1, 3}, {0, 0, 0})});
+            }),
+            "");
   Attributes a;
   a.Set("batch_dims", IntAttr(2));
   EXPECT_NE(ErrorOf([&] { RunOp("GatherND", 13, a, {data, Tensor::FromVector<int64_t>({1, 1}, {0})}); }), "");
   a.Set("batch_dims", IntAttr(1));
-  EXPECT_NE(ErrorOf([&] { RunOp("GatherND", 13, a, {data, Tensor::FromVector<int64_t>({3, 1}, {0, 0, 0})}); })
-                .find("batch axis 0 differs"),
+  EXPECT_NE(ErrorOf([&] {
+              RunOp("GatherND", 13, a, {data, Tensor::FromVector<int64_t>({3, 1}, {0, 0, 0})});
+            }).find("batch axis 0 differs"),
             std::string::npos);
 }
 
@@ -84,11 +91,19 @@ TEST(CumSumOp, NegativeScalarAxisAndIntegers) {
 }
 
 TEST(CumSumOp, InputErrors) {
-  EXPECT_NE(ErrorOf([&] { RunOp("CumSum", 14, Attributes(), {Cum23(), Tensor::Scalar<int64_t>(2)}); }).find("out of range"),
+  EXPECT_NE(ErrorOf([&] {
+              RunOp("CumSum", 14, Attributes(), {Cum23(), Tensor::Scalar<int64_t>(2)});
+            }).find("out of range"),
             std::string::npos);
   EXPECT_NE(ErrorOf([&] { RunOp("CumSum", 14, Attributes(), {Cum23(), Tensor::Scalar<float>(0)}); }), "");
-  EXPECT_NE(ErrorOf([&] { RunOp("CumSum", 14, Attributes(), {Cum23(), Tensor::FromVector<int64_t>({2}, {0, 1})}); }), "");
-  EXPECT_NE(ErrorOf([&] { RunOp("CumSum", 14, Attributes(), {Tensor::Scalar<float>(1), Tensor::Scalar<int64_t>(0)}); }), "");
+  EXPECT_NE(ErrorOf([&] {
+              RunOp("CumSum", 14, Attributes(), {Cum23(), Tensor::FromVector<int64_t>({2}, {0, 1})});
+            }),
+            "");
+  EXPECT_NE(ErrorOf([&] {
+              RunOp("CumSum", 14, Attributes(), {Tensor::Scalar<float>(1), Tensor::Scalar<int64_t>(0)});
+            }),
+            "");
 }
 
 // indices [1, -1, 5, 0.7] with depth 3: -1 is index 2, 5 is out of range (all off), 0.7 truncates to 0.
@@ -113,17 +128,24 @@ TEST(OneHotOp, Axis0) {
 TEST(OneHotOp, InputErrors) {
   const Tensor idx = Tensor::FromVector<int64_t>({1}, {0});
   const Tensor values = Tensor::FromVector<float>({2}, {0, 1});
-  EXPECT_NE(ErrorOf([&] { RunOp("OneHot", 11, Attributes(), {idx, Tensor::Scalar<int64_t>(-1), values}); }).find("depth"),
-            std::string::npos);
   EXPECT_NE(ErrorOf([&] {
-              RunOp("OneHot", 11, Attributes(), {idx, Tensor::Scalar<float>(std::numeric_limits<float>::infinity()), values});
+              RunOp("OneHot", 11, Attributes(), {idx, Tensor::Scalar<int64_t>(-1), values});
+            }).find("depth"),
+            std::string::npos);
+  EXPECT_NE(
+      ErrorOf([&] {
+        RunOp("OneHot", 11, Attributes(), {idx, Tensor::Scalar<float>(std::numeric_limits<float>::infinity()), values});
+      }),
+      "");
+  EXPECT_NE(ErrorOf([&] {
+              RunOp("OneHot", 11, Attributes(), {idx, Tensor::Scalar<int64_t>(2), Tensor::Scalar<float>(1)});
             }),
-            "");
-  EXPECT_NE(ErrorOf([&] { RunOp("OneHot", 11, Attributes(), {idx, Tensor::Scalar<int64_t>(2), Tensor::Scalar<float>(1)}); }),
             "");
   Attributes a;
   a.Set("axis", IntAttr(2));
-  EXPECT_NE(ErrorOf([&] { RunOp("OneHot", 11, a, {idx, Tensor::Scalar<int64_t>(2), values}); }).find("axis"),
+  EXPECT_NE(ErrorOf([&] {
+              RunOp("OneHot", 11, a, {idx, Tensor::Scalar<int64_t>(2), values});
+            }).find("axis"),
             std::string::npos);
 }
 

@@ -35,20 +35,26 @@ TEST(LRNOp, EvenSizeWindowsStopAtTheChannelEdges) {
   // y_c = x_c / (2 + 0.25 * sum of squares in the window)
   ExpectNear(ToVector<float>(y[0]), {1 / (2 + 0.25 * 5), 2 / (2 + 0.25 * 13), 3 / (2 + 0.25 * 9)});
   a.Set("size", IntAttr(0));
-  EXPECT_NE(ErrorOf([&] { RunOp("LRN", 13, a, {Tensor(DataType::kFloat, {1, 3, 1})}); }).find("'size'"), std::string::npos);
+  EXPECT_NE(ErrorOf([&] {
+              RunOp("LRN", 13, a, {Tensor(DataType::kFloat, {1, 3, 1})});
+            }).find("'size'"),
+            std::string::npos);
   Attributes no_size;
   EXPECT_NE(ErrorOf([&] { RunOp("LRN", 13, no_size, {Tensor(DataType::kFloat, {1, 3, 1})}); }), "");
 }
 
 TEST(MeanVarianceNormalizationOp, ConstantInputGivesZerosAndAxesAreHonoured) {
-  const auto zeros = RunOp("MeanVarianceNormalization", 13, Attributes(), {Tensor::FromVector<float>({1, 1, 2, 2}, {3, 3, 3, 3})});
+  const auto zeros =
+      RunOp("MeanVarianceNormalization", 13, Attributes(), {Tensor::FromVector<float>({1, 1, 2, 2}, {3, 3, 3, 3})});
   ExpectNear(ToVector<float>(zeros[0]), {0, 0, 0, 0});
   Attributes last;
   last.Set("axes", IntsAttr({-1}));
   const auto y = RunOp("MeanVarianceNormalization", 13, last, {Tensor::FromVector<float>({2, 2}, {1, 3, 10, 20})});
   ExpectNear(ToVector<float>(y[0]), {-1 / (1 + 1e-9), 1 / (1 + 1e-9), -5 / (5 + 1e-9), 5 / (5 + 1e-9)});
   last.Set("axes", IntsAttr({1, -1}));
-  EXPECT_NE(ErrorOf([&] { RunOp("MeanVarianceNormalization", 13, last, {Tensor(DataType::kFloat, {2, 2})}); }).find("twice"),
+  EXPECT_NE(ErrorOf([&] {
+              RunOp("MeanVarianceNormalization", 13, last, {Tensor(DataType::kFloat, {2, 2})});
+            }).find("twice"),
             std::string::npos);
   EXPECT_EQ(RunOp("MeanVarianceNormalization", 13, Attributes(), {Tensor(DataType::kFloat, {0, 2, 2, 2})})[0].shape(),
             (Shape{0, 2, 2, 2}));
@@ -67,7 +73,9 @@ TEST(DetOp, PivotingSingularAndBatched) {
 TEST(DetOp, EmptyMatricesAndShapeErrors) {
   ExpectNear(ToVector<float>(RunOp("Det", 11, Attributes(), {Tensor(DataType::kFloat, {2, 0, 0})})[0]), {1, 1});
   EXPECT_EQ(RunOp("Det", 11, Attributes(), {Tensor(DataType::kFloat, {0, 3, 3})})[0].shape(), (Shape{0}));
-  EXPECT_NE(ErrorOf([&] { RunOp("Det", 11, Attributes(), {Tensor(DataType::kFloat, {2, 3})}); }).find("[*, M, M]"),
+  EXPECT_NE(ErrorOf([&] {
+              RunOp("Det", 11, Attributes(), {Tensor(DataType::kFloat, {2, 3})});
+            }).find("[*, M, M]"),
             std::string::npos);
 }
 

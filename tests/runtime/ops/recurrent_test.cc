@@ -32,8 +32,8 @@ std::vector<Tensor> RnnInputs(int64_t dirs, std::vector<int32_t> lens) {
   return {Tensor::FromVector<float>({3, 2, 1}, {1, 2, 3, 4, 5, 6}),
           Tensor::FromVector<float>({dirs, 1, 1}, std::vector<float>(static_cast<size_t>(dirs), 0.5f)),
           Tensor::FromVector<float>({dirs, 1, 1}, std::vector<float>(static_cast<size_t>(dirs), -0.25f)),
-          Tensor::FromVector<float>({dirs, 2}, dirs == 1 ? std::vector<float>{0.1f, 0.2f}
-                                                         : std::vector<float>{0.1f, 0.2f, 0.1f, 0.2f}),
+          Tensor::FromVector<float>(
+              {dirs, 2}, dirs == 1 ? std::vector<float>{0.1f, 0.2f} : std::vector<float>{0.1f, 0.2f, 0.1f, 0.2f}),
           Tensor::FromVector<int32_t>({2}, lens)};
 }
 
@@ -74,7 +74,9 @@ TEST(RNNOp, ClipAndActivationAttributes) {
   EXPECT_NEAR(ToVector<float>(out[1])[0], 0.6, kTol);
   EXPECT_NEAR(ToVector<float>(out[1])[1], 0.6, kTol);
   a.Set("activations", Strings({"Swish"}));
-  EXPECT_NE(ErrorOf([&] { RunOp("RNN", 14, a, RnnInputs(1, {1, 1}), 2); }).find("unknown function 'swish'"),
+  EXPECT_NE(ErrorOf([&] {
+              RunOp("RNN", 14, a, RnnInputs(1, {1, 1}), 2);
+            }).find("unknown function 'swish'"),
             std::string::npos);
   a.Set("activations", Strings({"Tanh", "Tanh"}));
   EXPECT_NE(ErrorOf([&] { RunOp("RNN", 14, a, RnnInputs(1, {1, 1}), 2); }), "");
@@ -92,7 +94,8 @@ void ExpectLayoutsAgree(const std::string& op, int gates, int outputs) {
   std::vector<float> x_bm(x.size());
   for (int64_t t = 0; t < seq; ++t)
     for (int64_t b = 0; b < batch; ++b)
-      for (int64_t i = 0; i < input; ++i) x_bm[static_cast<size_t>((b * seq + t) * input + i)] = x[static_cast<size_t>((t * batch + b) * input + i)];
+      for (int64_t i = 0; i < input; ++i)
+        x_bm[static_cast<size_t>((b * seq + t) * input + i)] = x[static_cast<size_t>((t * batch + b) * input + i)];
   const Tensor w = Tensor::FromVector<float>({1, gates * hidden, input}, values(gates * hidden * input, 0.5f));
   const Tensor r = Tensor::FromVector<float>({1, gates * hidden, hidden}, values(gates * hidden * hidden, 0.3f));
   Attributes a;
@@ -105,7 +108,8 @@ void ExpectLayoutsAgree(const std::string& op, int gates, int outputs) {
   for (int64_t t = 0; t < seq; ++t)
     for (int64_t b = 0; b < batch; ++b)
       for (int64_t j = 0; j < hidden; ++j) {
-        EXPECT_EQ(y1[static_cast<size_t>((b * seq + t) * hidden + j)], y0[static_cast<size_t>((t * batch + b) * hidden + j)]);
+        EXPECT_EQ(y1[static_cast<size_t>((b * seq + t) * hidden + j)],
+                  y0[static_cast<size_t>((t * batch + b) * hidden + j)]);
       }
   EXPECT_EQ(ToVector<float>(batch_major[1]), ToVector<float>(seq_major[1]));  // [batch, 1, h] == [1, batch, h]
 }
@@ -117,8 +121,9 @@ TEST(LSTMOp, InputErrors) {
   const Tensor x = Tensor(DataType::kFloat, {1, 1, 2});
   const Tensor w = Tensor(DataType::kFloat, {1, 8, 2});
   const Tensor r = Tensor(DataType::kFloat, {1, 8, 2});
-  EXPECT_NE(ErrorOf([&] { RunOp("LSTM", 14, Attributes(), {x, Tensor(DataType::kFloat, {1, 4, 2}), r}, 3); })
-                .find("input 'W' has shape [1, 4, 2], expected [1, 8, 2]"),
+  EXPECT_NE(ErrorOf([&] {
+              RunOp("LSTM", 14, Attributes(), {x, Tensor(DataType::kFloat, {1, 4, 2}), r}, 3);
+            }).find("input 'W' has shape [1, 4, 2], expected [1, 8, 2]"),
             std::string::npos);
   Attributes a;
   a.Set("hidden_size", IntAttr(3));

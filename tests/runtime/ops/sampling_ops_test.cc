@@ -40,7 +40,8 @@ TEST(GridSampleOp, CornersCentreAndAlignment) {
   ExpectNear(ToVector<float>(RunOp("GridSample", 16, aligned, {Image(), Grid({-1, -1, 1, 1, 0, 0, 1, -1})})[0]),
              {1, 4, 2.5, 2});
   // Without, (-1, -1) is the outer corner of pixel (0, 0): half outside on each axis -> 1 / 4 with zeros.
-  ExpectNear(ToVector<float>(RunOp("GridSample", 16, Attributes(), {Image(), Grid({-1, -1, -0.5f, -0.5f})})[0]), {0.25, 1});
+  ExpectNear(ToVector<float>(RunOp("GridSample", 16, Attributes(), {Image(), Grid({-1, -1, -0.5f, -0.5f})})[0]),
+             {0.25, 1});
 }
 
 TEST(GridSampleOp, PaddingModesFarOutsideAndNaN) {
@@ -59,7 +60,10 @@ TEST(GridSampleOp, PaddingModesFarOutsideAndNaN) {
   for (float v : ToVector<float>(RunOp("GridSample", 16, a, {Image(), grid})[0])) EXPECT_FALSE(std::isinf(v));
   a.Set("mode", StringAttr("area"));
   EXPECT_NE(ErrorOf([&] { RunOp("GridSample", 16, a, {Image(), grid}); }).find("'mode'"), std::string::npos);
-  EXPECT_NE(ErrorOf([&] { RunOp("GridSample", 16, Attributes(), {Image(), Tensor(DataType::kFloat, {1, 1, 1, 3})}); }), "");
+  EXPECT_NE(ErrorOf([&] {
+              RunOp("GridSample", 16, Attributes(), {Image(), Tensor(DataType::kFloat, {1, 1, 1, 3})});
+            }),
+            "");
 }
 
 // X 1x1x4x4 of 0..15, output 1x1, half_pixel: the box (1, 1)-(3, 3) averages the 2x2 samples at its
@@ -76,8 +80,9 @@ TEST(RoiAlignOp, AverageAndMaxOfABox) {
   max.Set("sampling_ratio", IntAttr(1));
   // One sample at (y, x) = (1.5, 1.5): the largest weighted corner is 0.25 * 10.
   ExpectNear(ToVector<float>(RunOp("RoiAlign", 16, max, {x, rois, batch})[0]), {2.5});
-  EXPECT_NE(ErrorOf([&] { RunOp("RoiAlign", 16, Attributes(), {x, rois, Tensor::FromVector<int64_t>({1}, {1})}); })
-                .find("batch_indices[0] is 1"),
+  EXPECT_NE(ErrorOf([&] {
+              RunOp("RoiAlign", 16, Attributes(), {x, rois, Tensor::FromVector<int64_t>({1}, {1})});
+            }).find("batch_indices[0] is 1"),
             std::string::npos);
   Attributes huge;
   huge.Set("output_height", IntAttr(int64_t{1} << 40));
@@ -95,8 +100,9 @@ TEST(MaxUnpoolOp, InferredAndGivenShapes) {
   EXPECT_EQ(ToVector<float>(y[0]), (std::vector<float>{0, 5, 7, 0}));
   const auto padded = RunOp("MaxUnpool", 11, a, {x, idx, Tensor::FromVector<int64_t>({3}, {1, 1, 6})});
   EXPECT_EQ(ToVector<float>(padded[0]), (std::vector<float>{0, 5, 7, 0, 0, 0}));
-  EXPECT_NE(ErrorOf([&] { RunOp("MaxUnpool", 11, a, {x, Tensor::FromVector<int64_t>({1, 1, 2}, {1, 4})}); })
-                .find("index 4 in input 'I' is outside"),
+  EXPECT_NE(ErrorOf([&] {
+              RunOp("MaxUnpool", 11, a, {x, Tensor::FromVector<int64_t>({1, 1, 2}, {1, 4})});
+            }).find("index 4 in input 'I' is outside"),
             std::string::npos);
   EXPECT_NE(ErrorOf([&] { RunOp("MaxUnpool", 11, a, {x, idx, Tensor::FromVector<int64_t>({3}, {1, 1, 3})}); }), "");
   a.Set("strides", IntsAttr({int64_t{1} << 62}));

@@ -71,7 +71,9 @@ TEST(ScanOp, EmptyScanAxisIsRefused) {
   ModelBuilder b = ScanModel();
   b.model().mutable_graph()->mutable_input(0)->mutable_type()->mutable_tensor_type()->clear_shape();
   Session s(std::make_shared<const Graph>(GraphFromModel(b.model(), "", "scan.onnx")));
-  EXPECT_NE(ErrorOf([&] { s.Run({{"x", Tensor(DataType::kFloat, {2, 0})}}); }).find("node 'scan' (Scan): the scan inputs are empty"),
+  EXPECT_NE(ErrorOf([&] {
+              s.Run({{"x", Tensor(DataType::kFloat, {2, 0})}});
+            }).find("node 'scan' (Scan): the scan inputs are empty"),
             std::string::npos);
 }
 
@@ -81,11 +83,14 @@ TEST(WindowOps, SymmetricPeriodicAndSizeOne) {
   const std::vector<float> hann = ToVector<float>(RunOp("HannWindow", 17, symmetric, {Tensor::Scalar<int64_t>(5)})[0]);
   const std::vector<double> want = {0, 0.5, 1, 0.5, 0};
   for (size_t i = 0; i < want.size(); ++i) EXPECT_NEAR(hann[i], want[i], kTol) << i;
-  const std::vector<float> periodic = ToVector<float>(RunOp("HannWindow", 17, Attributes(), {Tensor::Scalar<int32_t>(4)})[0]);
+  const std::vector<float> periodic =
+      ToVector<float>(RunOp("HannWindow", 17, Attributes(), {Tensor::Scalar<int32_t>(4)})[0]);
   EXPECT_NEAR(periodic[2], 1.0, kTol);
-  EXPECT_EQ(ToVector<float>(RunOp("BlackmanWindow", 17, symmetric, {Tensor::Scalar<int64_t>(1)})[0]), (std::vector<float>{1}));
+  EXPECT_EQ(ToVector<float>(RunOp("BlackmanWindow", 17, symmetric, {Tensor::Scalar<int64_t>(1)})[0]),
+            (std::vector<float>{1}));
   EXPECT_EQ(RunOp("HammingWindow", 17, Attributes(), {Tensor::Scalar<int64_t>(0)})[0].shape(), (Shape{0}));
-  const std::vector<float> hamming = ToVector<float>(RunOp("HammingWindow", 17, symmetric, {Tensor::Scalar<int64_t>(3)})[0]);
+  const std::vector<float> hamming =
+      ToVector<float>(RunOp("HammingWindow", 17, symmetric, {Tensor::Scalar<int64_t>(3)})[0]);
   EXPECT_NEAR(hamming[0], 25.0 / 46 - 21.0 / 46, kTol);
   EXPECT_NEAR(hamming[1], 1.0, kTol);
 }
@@ -94,7 +99,8 @@ TEST(WindowOps, OutputTypeAndErrors) {
   Attributes as_int;
   as_int.Set("output_datatype", IntAttr(static_cast<int64_t>(DataType::kInt32)));
   as_int.Set("periodic", IntAttr(0));
-  EXPECT_EQ(ToVector<int32_t>(RunOp("HannWindow", 17, as_int, {Tensor::Scalar<int64_t>(3)})[0]), (std::vector<int32_t>{0, 1, 0}));
+  EXPECT_EQ(ToVector<int32_t>(RunOp("HannWindow", 17, as_int, {Tensor::Scalar<int64_t>(3)})[0]),
+            (std::vector<int32_t>{0, 1, 0}));
   EXPECT_NE(ErrorOf([&] { RunOp("HannWindow", 17, Attributes(), {Tensor::Scalar<int64_t>(-1)}); }).find("'size' is -1"),
             std::string::npos);
   EXPECT_NE(ErrorOf([&] { RunOp("HannWindow", 17, Attributes(), {Tensor::Scalar<float>(4)}); }), "");

@@ -24,8 +24,9 @@ Tensor Data4() { return Tensor::FromVector<float>({4}, {1, 2, 3, 4}); }
 
 // torch: x = [1, 2, 3, 4]; x[[-1, 0]] = [10, 20]  (exported as ScatterND with k = 1)
 TEST(ScatterNDOp, NegativeIndicesCountFromTheEnd) {
-  const auto y = RunOp("ScatterND", 13, Attributes(),
-                       {Data4(), Tensor::FromVector<int64_t>({2, 1}, {-1, 0}), Tensor::FromVector<float>({2}, {10, 20})});
+  const auto y =
+      RunOp("ScatterND", 13, Attributes(),
+            {Data4(), Tensor::FromVector<int64_t>({2, 1}, {-1, 0}), Tensor::FromVector<float>({2}, {10, 20})});
   EXPECT_EQ(ToVector<float>(y[0]), (std::vector<float>{20, 2, 3, 10}));
 }
 
@@ -55,35 +56,43 @@ TEST(ScatterNDOp, IntegerAddWrapsInsteadOfOverflowing) {
 // Rows of a 2-D tensor (k = 1 < rank): each index tuple addresses a whole row.
 TEST(ScatterNDOp, ReplacesSlices) {
   const auto y = RunOp("ScatterND", 13, Attributes(),
-                       {Tensor::FromVector<int64_t>({3, 2}, {0, 1, 2, 3, 4, 5}), Tensor::FromVector<int64_t>({1, 1}, {2}),
-                        Tensor::FromVector<int64_t>({1, 2}, {8, 9})});
+                       {Tensor::FromVector<int64_t>({3, 2}, {0, 1, 2, 3, 4, 5}),
+                        Tensor::FromVector<int64_t>({1, 1}, {2}), Tensor::FromVector<int64_t>({1, 2}, {8, 9})});
   EXPECT_EQ(ToVector<int64_t>(y[0]), (std::vector<int64_t>{0, 1, 2, 3, 8, 9}));
 }
 
 TEST(ScatterNDOp, NoIndexTuplesCopiesData) {
-  const auto y = RunOp("ScatterND", 13, Attributes(),
-                       {Data4(), Tensor(DataType::kInt64, {0, 1}), Tensor(DataType::kFloat, {0})});
+  const auto y =
+      RunOp("ScatterND", 13, Attributes(), {Data4(), Tensor(DataType::kInt64, {0, 1}), Tensor(DataType::kFloat, {0})});
   EXPECT_EQ(ToVector<float>(y[0]), (std::vector<float>{1, 2, 3, 4}));
 }
 
 TEST(ScatterNDOp, InputErrors) {
   const Tensor upd = Tensor::FromVector<float>({1}, {5});
-  EXPECT_NE(ErrorOf([&] { RunOp("ScatterND", 13, Attributes(), {Data4(), Tensor::FromVector<int64_t>({1, 1}, {4}), upd}); })
-                .find("index 4 in input 'indices' is out of range for axis 0"),
+  EXPECT_NE(ErrorOf([&] {
+              RunOp("ScatterND", 13, Attributes(), {Data4(), Tensor::FromVector<int64_t>({1, 1}, {4}), upd});
+            }).find("index 4 in input 'indices' is out of range for axis 0"),
             std::string::npos);
-  EXPECT_NE(ErrorOf([&] { RunOp("ScatterND", 13, Attributes(), {Data4(), Tensor::FromVector<int64_t>({1, 1}, {-5}), upd}); }),
+  EXPECT_NE(ErrorOf([&] {
+              RunOp("ScatterND", 13, Attributes(), {Data4(), Tensor::FromVector<int64_t>({1, 1}, {-5}), upd});
+            }),
             "");
   EXPECT_NE(ErrorOf([&] {
               RunOp("ScatterND", 13, Attributes(),
                     {Data4(), Tensor::FromVector<int64_t>({1, 1}, {0}), Tensor::FromVector<float>({2}, {5, 6})});
             }).find("'updates' has shape [2]"),
             std::string::npos);
-  EXPECT_NE(ErrorOf([&] { RunOp("ScatterND", 13, Attributes(), {Data4(), Tensor::FromVector<int64_t>({1, 2}, {0, 0}), upd}); }),
+  EXPECT_NE(ErrorOf([&] {
+              RunOp("ScatterND", 13, Attributes(), {Data4(), Tensor::FromVector<int64_t>({1, 2}, {0, 0}), upd});
+            }),
             "");
-  EXPECT_NE(ErrorOf([&] { RunOp("ScatterND", 13, Reduction("add"), {Data4(), Tensor::FromVector<int64_t>({1, 1}, {0}), upd}); })
-                .find("needs opset 16"),
+  EXPECT_NE(ErrorOf([&] {
+              RunOp("ScatterND", 13, Reduction("add"), {Data4(), Tensor::FromVector<int64_t>({1, 1}, {0}), upd});
+            }).find("needs opset 16"),
             std::string::npos);
-  EXPECT_NE(ErrorOf([&] { RunOp("ScatterND", 18, Reduction("sum"), {Data4(), Tensor::FromVector<int64_t>({1, 1}, {0}), upd}); }),
+  EXPECT_NE(ErrorOf([&] {
+              RunOp("ScatterND", 18, Reduction("sum"), {Data4(), Tensor::FromVector<int64_t>({1, 1}, {0}), upd});
+            }),
             "");
   EXPECT_NE(ErrorOf([&] {
               RunOp("ScatterND", 16, Reduction("add"),
@@ -98,8 +107,8 @@ TEST(ScatterElementsOp, NegativeIndicesOnAxis1) {
   Attributes a;
   a.Set("axis", IntAttr(1));
   const auto y = RunOp("ScatterElements", 13, a,
-                       {Tensor::FromVector<float>({1, 5}, {1, 2, 3, 4, 5}), Tensor::FromVector<int64_t>({1, 2}, {1, -2}),
-                        Tensor::FromVector<float>({1, 2}, {1.1f, 2.1f})});
+                       {Tensor::FromVector<float>({1, 5}, {1, 2, 3, 4, 5}),
+                        Tensor::FromVector<int64_t>({1, 2}, {1, -2}), Tensor::FromVector<float>({1, 2}, {1.1f, 2.1f})});
   EXPECT_EQ(ToVector<float>(y[0]), (std::vector<float>{1, 1.1f, 3, 2.1f, 5}));
 }
 
@@ -128,8 +137,9 @@ TEST(ScatterElementsOp, EmptyIndicesCopyData) {
 
 TEST(ScatterElementsOp, InputErrors) {
   const Tensor upd = Tensor::FromVector<float>({1}, {5});
-  EXPECT_NE(ErrorOf([&] { RunOp("ScatterElements", 13, Attributes(), {Data4(), Tensor::FromVector<int64_t>({1}, {4}), upd}); })
-                .find("out of range for axis 0 of size 4"),
+  EXPECT_NE(ErrorOf([&] {
+              RunOp("ScatterElements", 13, Attributes(), {Data4(), Tensor::FromVector<int64_t>({1}, {4}), upd});
+            }).find("out of range for axis 0 of size 4"),
             std::string::npos);
   EXPECT_NE(ErrorOf([&] {
               RunOp("ScatterElements", 13, Attributes(),

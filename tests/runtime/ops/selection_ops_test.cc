@@ -17,7 +17,8 @@ using testing::ToVector;
 
 TEST(HardmaxOp, FirstMaximumWinsAndNaNCountsAsMaximum) {
   const float nan = std::numeric_limits<float>::quiet_NaN();
-  const auto y = RunOp("Hardmax", 13, Attributes(), {Tensor::FromVector<float>({3, 3}, {1, 3, 3, 2, nan, 5, -1, -1, -1})});
+  const auto y =
+      RunOp("Hardmax", 13, Attributes(), {Tensor::FromVector<float>({3, 3}, {1, 3, 3, 2, nan, 5, -1, -1, -1})});
   EXPECT_EQ(ToVector<float>(y[0]), (std::vector<float>{0, 1, 0, 0, 1, 0, 1, 0, 0}));
 }
 
@@ -40,17 +41,20 @@ TEST(CompressOp, ShortConditionOnAxisAndFlattenedWithoutAxis) {
   const auto y = RunOp("Compress", 11, axis1, {x, Tensor::FromVector<bool>({2}, {false, true})});
   EXPECT_EQ(y[0].shape(), (Shape{2, 1}));
   EXPECT_EQ(ToVector<int32_t>(y[0]), (std::vector<int32_t>{2, 5}));
-  const auto flat = RunOp("Compress", 11, Attributes(), {x, Tensor::FromVector<bool>({5}, {true, false, false, true, true})});
+  const auto flat =
+      RunOp("Compress", 11, Attributes(), {x, Tensor::FromVector<bool>({5}, {true, false, false, true, true})});
   EXPECT_EQ(ToVector<int32_t>(flat[0]), (std::vector<int32_t>{1, 4, 5}));
 }
 
 TEST(CompressOp, InputErrors) {
   const Tensor x = Tensor::FromVector<int32_t>({2}, {1, 2});
-  EXPECT_NE(ErrorOf([&] { RunOp("Compress", 11, Attributes(), {x, Tensor::FromVector<bool>({3}, {false, false, true})}); })
-                .find("past the end of axis 0"),
+  EXPECT_NE(ErrorOf([&] {
+              RunOp("Compress", 11, Attributes(), {x, Tensor::FromVector<bool>({3}, {false, false, true})});
+            }).find("past the end of axis 0"),
             std::string::npos);
   // A longer condition is fine while its extra entries are false.
-  EXPECT_EQ(ToVector<int32_t>(RunOp("Compress", 11, Attributes(), {x, Tensor::FromVector<bool>({3}, {false, true, false})})[0]),
+  EXPECT_EQ(ToVector<int32_t>(
+                RunOp("Compress", 11, Attributes(), {x, Tensor::FromVector<bool>({3}, {false, true, false})})[0]),
             (std::vector<int32_t>{2}));
   EXPECT_NE(ErrorOf([&] { RunOp("Compress", 11, Attributes(), {x, Tensor::FromVector<int64_t>({1}, {1})}); }), "");
   Attributes axis3;
@@ -61,8 +65,8 @@ TEST(CompressOp, InputErrors) {
 // [time 3, batch 2] with lengths [3, 1]; then the same data as [batch 2, time 3].
 TEST(ReverseSequenceOp, BothAxisLayouts) {
   const Tensor lens = Tensor::FromVector<int64_t>({2}, {3, 1});
-  const auto tb = RunOp("ReverseSequence", 10, Attributes(),
-                        {Tensor::FromVector<float>({3, 2}, {0, 10, 1, 11, 2, 12}), lens});
+  const auto tb =
+      RunOp("ReverseSequence", 10, Attributes(), {Tensor::FromVector<float>({3, 2}, {0, 10, 1, 11, 2, 12}), lens});
   EXPECT_EQ(ToVector<float>(tb[0]), (std::vector<float>{2, 10, 1, 11, 0, 12}));
   Attributes bt;
   bt.Set("batch_axis", IntAttr(0));
@@ -73,10 +77,14 @@ TEST(ReverseSequenceOp, BothAxisLayouts) {
 
 TEST(ReverseSequenceOp, InputErrors) {
   const Tensor x = Tensor(DataType::kFloat, {3, 2});
-  EXPECT_NE(ErrorOf([&] { RunOp("ReverseSequence", 10, Attributes(), {x, Tensor::FromVector<int64_t>({2}, {4, 1})}); })
-                .find("sequence_lens[0] is 4"),
+  EXPECT_NE(ErrorOf([&] {
+              RunOp("ReverseSequence", 10, Attributes(), {x, Tensor::FromVector<int64_t>({2}, {4, 1})});
+            }).find("sequence_lens[0] is 4"),
             std::string::npos);
-  EXPECT_NE(ErrorOf([&] { RunOp("ReverseSequence", 10, Attributes(), {x, Tensor::FromVector<int64_t>({3}, {1, 1, 1})}); }), "");
+  EXPECT_NE(ErrorOf([&] {
+              RunOp("ReverseSequence", 10, Attributes(), {x, Tensor::FromVector<int64_t>({3}, {1, 1, 1})});
+            }),
+            "");
   Attributes same;
   same.Set("batch_axis", IntAttr(0));
   EXPECT_NE(ErrorOf([&] { RunOp("ReverseSequence", 10, same, {x, Tensor::FromVector<int64_t>({2}, {1, 1})}); }), "");
