@@ -27,7 +27,7 @@ class Compress : public Kernel {
     const Tensor x = has_axis_ ? input : input.Reshaped({input.size()});
     const int64_t axis = has_axis_ ? NormalizeAxis(axis_, x.rank()) : 0;
     const int64_t dim = x.dim(axis);
-    const bool* c = condition.data<bool>();
+    const auto* c = static_cast<const uint8_t*>(condition.raw());  // bytes: any non-zero value is true
     std::vector<int64_t> kept;
     for (int64_t j = 0; j < condition.size(); ++j) {
       if (!c[j]) continue;

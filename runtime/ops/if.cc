@@ -22,7 +22,8 @@ class If : public Kernel {
     const Tensor& cond = ctx.required_input(0);
     PTQ_ENFORCE(cond.dtype() == DataType::kBool && cond.size() == 1, "input 'cond' must be one bool, got ",
                 DataTypeName(cond.dtype()), " of shape ", ShapeToString(cond.shape()));
-    Subgraph& branch = cond.data<bool>()[0] ? then_ : else_;
+    // The byte, not a bool load: a model's bool tensor may hold any byte value (non-zero is true).
+    Subgraph& branch = static_cast<const uint8_t*>(cond.raw())[0] != 0 ? then_ : else_;
     std::vector<Tensor> out = branch.Run({}, ctx);
     for (size_t i = 0; i < out.size(); ++i) ctx.outputs[i] = std::move(out[i]);
   }

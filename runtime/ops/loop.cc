@@ -16,12 +16,18 @@
 namespace ptq {
 namespace {
 
-// The scalar value of a one-element input of type T (M or cond).
-template <class T>
-T OneValue(const Tensor& t, DataType type, const char* what) {
-  PTQ_ENFORCE(t.dtype() == type && t.size() == 1, what, " must be one ", DataTypeName(type), ", got ",
-              DataTypeName(t.dtype()), " of shape ", ShapeToString(t.shape()));
-  return t.data<T>()[0];
+// The value of a one-element int64 tensor (M).
+int64_t OneInt64(const Tensor& t, const char* what) {
+  PTQ_ENFORCE(t.dtype() == DataType::kInt64 && t.size() == 1, what, " must be one int64, got ", DataTypeName(t.dtype()),
+              " of shape ", ShapeToString(t.shape()));
+  return t.data<int64_t>()[0];
+}
+
+// The value of a one-element bool tensor (cond), read as a byte: non-zero is true.
+bool OneBool(const Tensor& t, const char* what) {
+  PTQ_ENFORCE(t.dtype() == DataType::kBool && t.size() == 1, what, " must be one bool, got ", DataTypeName(t.dtype()),
+              " of shape ", ShapeToString(t.shape()));
+  return static_cast<const uint8_t*>(t.raw())[0] != 0;
 }
 
 class Loop : public Kernel {
@@ -39,9 +45,9 @@ class Loop : public Kernel {
 
   void Run(KernelContext& ctx) override {
     int64_t max_trips = std::numeric_limits<int64_t>::max();
-    if (const Tensor* m = ctx.input(0)) max_trips = OneValue<int64_t>(*m, DataType::kInt64, "input 'M'");
+    if (const Tensor* m = ctx.input(0)) max_trips = OneInt64(*m, "input 'M'");
     bool cond = true;
-    if (const Tensor* c = ctx.input(1)) cond = OneValue<bool>(*c, DataType::kBool, "input 'cond'");
+    if (const Tensor* c = ctx.input(1)) cond = OneBool(*c, "input 'cond'");
     std::vector<Tensor> carried;
     for (int j = 0; j < num_carried_; ++j) carried.push_back(ctx.required_input(2 + j));
     std::vector<std::vector<Tensor>> scans(static_cast<size_t>(num_scans_));
@@ -52,7 +58,7 @@ class Loop : public Kernel {
       std::vector<const Tensor*> inputs = {&iter, &cond_in};
       for (const Tensor& v : carried) inputs.push_back(&v);
       std::vector<Tensor> out = body_.Run(inputs, ctx);
-      cond = OneValue<bool>(out[0], DataType::kBool, "the body's condition output");
+      cond = OneBool(out[0], "the body's condition output");
       for (int j = 0; j < num_carried_; ++j) {
         Tensor& v = out[static_cast<size_t>(1 + j)];
         PTQ_ENFORCE(v.dtype() == carried[static_cast<size_t>(j)].dtype(), "loop-carried value ", j,

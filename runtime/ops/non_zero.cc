@@ -17,14 +17,21 @@ class NonZero : public Kernel {
   void Run(KernelContext& ctx) override {
     const Tensor& x = ctx.required_input(0);
     std::vector<int64_t> positions;
-    DispatchType<kNumericTypes | kBoolType>(x.dtype(), "NonZero", "X", [&](auto e) {
-      using E = decltype(e);
-      using C = typename E::Compute;
-      const auto* p = x.data<typename E::Storage>();
+    if (x.dtype() == DataType::kBool) {  // bytes: a model's bool may hold any non-zero value
+      const auto* p = static_cast<const uint8_t*>(x.raw());
       for (int64_t i = 0; i < x.size(); ++i) {
-        if (E::Load(p[i]) != C(0)) positions.push_back(i);
+        if (p[i] != 0) positions.push_back(i);
       }
-    });
+    } else {
+      DispatchType<kNumericTypes>(x.dtype(), "NonZero", "X", [&](auto e) {
+        using E = decltype(e);
+        using C = typename E::Compute;
+        const auto* p = x.data<typename E::Storage>();
+        for (int64_t i = 0; i < x.size(); ++i) {
+          if (E::Load(p[i]) != C(0)) positions.push_back(i);
+        }
+      });
+    }
     const Shape shape = x.rank() == 0 ? Shape{1} : x.shape();
     const int64_t rank = static_cast<int64_t>(shape.size());
     const int64_t nnz = static_cast<int64_t>(positions.size());

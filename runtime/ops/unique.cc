@@ -47,9 +47,17 @@ class Unique : public Kernel {
     std::iota(order.begin(), order.end(), 0);
     std::vector<int64_t> group_of(static_cast<size_t>(n));  // item -> group (in sorted order)
     std::vector<int64_t> group_first;                       // group -> first item
-    DispatchType<kNumericTypes | kBoolType>(x.dtype(), "Unique", "X", [&](auto e) {
+    // Bool items compare as bytes normalized to 0/1 (a model's bool may hold any non-zero byte).
+    Tensor keys = x;
+    if (x.dtype() == DataType::kBool) {
+      keys = Tensor::Uninitialized(DataType::kUint8, x.shape());
+      for (int64_t i = 0; i < x.size(); ++i) {
+        keys.data<uint8_t>()[i] = static_cast<const uint8_t*>(x.raw())[i] != 0 ? 1 : 0;
+      }
+    }
+    DispatchType<kNumericTypes>(keys.dtype(), "Unique", "X", [&](auto e) {
       using E = decltype(e);
-      ComputeView<E> view(x);
+      ComputeView<E> view(keys);
       const auto* p = view.data();
       // Lexicographic comparison of items i and j.
       auto cmp = [&](int64_t i, int64_t j) {

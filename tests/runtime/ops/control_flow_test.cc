@@ -95,6 +95,16 @@ TEST(IfOp, BranchesReadOuterScopeTensors) {
   EXPECT_NE(ErrorOf([&] { s.Run({{"cond", Tensor::FromVector<bool>({2}, {true, false})}, {"x", x}}); }), "");
 }
 
+// A bool tensor read from a model may hold any byte; every non-zero byte counts as true.
+TEST(IfOp, AnyNonZeroConditionByteIsTrue) {
+  ModelBuilder b = IfModel();
+  Session s(ToGraph(b));
+  Tensor cond(DataType::kBool, {});
+  static_cast<uint8_t*>(cond.raw())[0] = 2;
+  EXPECT_EQ(ToVector<float>(s.Run({{"cond", cond}, {"x", Tensor::FromVector<float>({2}, {1, 2})}})[0]),
+            (std::vector<float>{-2, -4}));
+}
+
 TEST(IfOp, BranchOutputCountMustMatchTheNode) {
   ModelBuilder b(13);
   b.Input("cond", DataType::kBool, {}).Output("y", DataType::kFloat);
