@@ -13,10 +13,10 @@ namespace ptq {
 struct Session::Step {
   const Node* node;
   std::unique_ptr<Kernel> kernel;
-  std::vector<int> input_slots;   // -1 for omitted inputs
+  std::vector<int> input_slots;     // -1 for omitted inputs
   std::vector<int> implicit_slots;  // Node::implicit_inputs
-  std::vector<int> output_slots;  // -1 for omitted outputs
-  std::vector<int> free_after;    // slots whose last reader is this step
+  std::vector<int> output_slots;    // -1 for omitted outputs
+  std::vector<int> free_after;      // slots whose last reader is this step
 };
 
 namespace {
