@@ -35,9 +35,19 @@ std::vector<float> Attributes::GetFloats(const std::string& name, const std::vec
   return v ? v->floats : def;
 }
 
+std::vector<std::string> Attributes::GetStrings(const std::string& name, const std::vector<std::string>& def) const {
+  const AttributeValue* v = Find(name, AttributeValue::Kind::kStrings);
+  return v ? v->strings : def;
+}
+
 const Tensor* Attributes::GetTensor(const std::string& name) const {
   const AttributeValue* v = Find(name, AttributeValue::Kind::kTensor);
   return v ? v->tensor.get() : nullptr;
+}
+
+std::shared_ptr<const Graph> Attributes::GetGraph(const std::string& name) const {
+  const AttributeValue* v = Find(name, AttributeValue::Kind::kGraph);
+  return v ? v->graph : nullptr;
 }
 
 int64_t Attributes::RequireInt(const std::string& name) const {

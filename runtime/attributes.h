@@ -11,7 +11,10 @@
 
 namespace ptq {
 
+struct Graph;
+
 struct AttributeValue {
+  // kGraph holds one subgraph (If's branches, Loop's body); a GRAPHS attribute is kOther.
   enum class Kind { kInt, kFloat, kString, kInts, kFloats, kStrings, kTensor, kGraph, kOther };
   Kind kind = Kind::kOther;
   int64_t i = 0;
@@ -21,6 +24,7 @@ struct AttributeValue {
   std::vector<float> floats;
   std::vector<std::string> strings;
   std::shared_ptr<Tensor> tensor;
+  std::shared_ptr<const Graph> graph;
 };
 
 class Attributes {
@@ -36,7 +40,9 @@ class Attributes {
   std::string GetString(const std::string& name, const std::string& def) const;
   std::vector<int64_t> GetInts(const std::string& name, const std::vector<int64_t>& def = {}) const;
   std::vector<float> GetFloats(const std::string& name, const std::vector<float>& def = {}) const;
+  std::vector<std::string> GetStrings(const std::string& name, const std::vector<std::string>& def = {}) const;
   const Tensor* GetTensor(const std::string& name) const;  // nullptr when absent
+  std::shared_ptr<const Graph> GetGraph(const std::string& name) const;  // nullptr when absent
 
   // Throw an input error naming the attribute when it is absent.
   int64_t RequireInt(const std::string& name) const;

@@ -37,7 +37,11 @@ struct Node {
   std::string domain;  // "" for ai.onnx
   std::vector<std::string> inputs;   // "" marks an omitted optional input
   std::vector<std::string> outputs;  // "" marks an omitted optional output
-  Attributes attrs;
+  Attributes attrs;                  // graph-valued attributes hold the subgraphs (If, Loop)
+  // Tensors of enclosing scopes that the node's subgraphs read (the union of their Graph::captures,
+  // in first-use order). The session treats them as further inputs of the node: they order it after
+  // their producers and stay alive until it has run.
+  std::vector<std::string> implicit_inputs;
 };
 
 struct Graph {
@@ -46,14 +50,18 @@ struct Graph {
   std::vector<ValueInfo> outputs;
   std::map<std::string, Tensor> constants;  // initializers and the outputs of Constant nodes
   std::map<std::string, int> opsets;        // domain ("" for ai.onnx) -> version
-  std::string source;                       // the file, for error messages
+  std::string source;                       // the file (a subgraph: "subgraph 'body'"), for error messages
+  // Subgraphs only: the tensors of enclosing scopes it reads by name (read by its nodes, their own
+  // subgraphs or named as its outputs, and defined nowhere in it). Empty for a model's main graph.
+  std::vector<std::string> captures;
 
   // The opset version imported for a domain; throws an input error when the model does not import it.
   int OpsetFor(const std::string& domain) const;
 };
 
 // Builds the interpreter's graph from a model. `model_dir` resolves external data (empty: refuse
-// external data); `source` names the model in errors. Constant nodes are evaluated and removed.
+// external data); `source` names the model in errors. Constant nodes are evaluated and removed, in
+// subgraphs too; graph attributes become Graphs that share the model's opsets.
 // Throws an input error for duplicate tensor producers, malformed attributes or tensors.
 Graph GraphFromModel(const onnx::ModelProto& model, const std::string& model_dir, const std::string& source);
 

@@ -1,6 +1,7 @@
-// Builds the interpreter's Graph from an onnx::ModelProto, folding Constant nodes.
+// Builds the interpreter's Graph from an onnx::ModelProto, folding Constant nodes and converting subgraphs.
 #include <onnx/onnx_pb.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <set>
 
@@ -24,8 +25,9 @@ int64_t StartBudget(const onnx::ModelProto& model, const std::string& source) {
   return MaxModelBytes() - structure;
 }
 
-AttributeValue ConvertAttribute(const onnx::AttributeProto& a, const std::string& model_dir, const std::string& what,
-                                int64_t* budget) {
+// Every attribute type but GRAPH (GRAPHS is kept as kOther: no op ptq runs has one).
+AttributeValue ConvertPlainAttribute(const onnx::AttributeProto& a, const std::string& model_dir,
+                                     const std::string& what, int64_t* budget) {
   AttributeValue v;
   using K = AttributeValue::Kind;
   switch (a.type()) {
@@ -39,8 +41,6 @@ AttributeValue ConvertAttribute(const onnx::AttributeProto& a, const std::string
       v.kind = K::kTensor;
       v.tensor = std::make_shared<Tensor>(TensorFromProto(a.t(), model_dir, what + " attribute '" + a.name() + "'", budget));
       break;
-    case onnx::AttributeProto::GRAPH:
-    case onnx::AttributeProto::GRAPHS: v.kind = K::kGraph; break;
     default: v.kind = K::kOther; break;
   }
   return v;
@@ -83,6 +83,97 @@ Tensor ConstantValue(const Node& node, const std::string& what) {
   ThrowInputError(what, ": Constant node has no supported value attribute (string and sparse constants are not supported)");
 }
 
+// Converts a GraphProto and, recursively, the subgraphs in its nodes' attributes.
+class GraphLoader {
+ public:
+  GraphLoader(const std::string& model_dir, std::map<std::string, int> opsets, int64_t* budget)
+      : model_dir_(model_dir), opsets_(std::move(opsets)), budget_(budget) {}
+
+  // `source` is stored in the Graph; `where` starts every load error (the file, and for a subgraph
+  // the node and attribute that hold it).
+  Graph Convert(const onnx::GraphProto& gp, const std::string& source, const std::string& where, bool is_subgraph) {
+    Graph g;
+    g.source = source;
+    g.opsets = opsets_;
+    std::set<std::string> produced;
+    for (const auto& init : gp.initializer()) {
+      const std::string what = where + ": initializer '" + init.name() + "'";
+      if (!produced.insert(init.name()).second) ThrowInputError(what, " is defined twice");
+      g.constants[init.name()] = TensorFromProto(init, model_dir_, what, budget_);
+    }
+    if (gp.sparse_initializer_size() > 0) ThrowInputError(where, ": sparse initializers are not supported");
+    for (const auto& in : gp.input()) {
+      if (g.constants.count(in.name())) continue;  // an initializer listed as input (IR < 4 style)
+      if (!produced.insert(in.name()).second) {
+        ThrowInputError(where, ": graph input '", in.name(), "' is defined twice");
+      }
+      g.inputs.push_back(ConvertValueInfo(in));
+    }
+    for (const auto& out : gp.output()) g.outputs.push_back(ConvertValueInfo(out));
+    int index = 0;
+    for (const auto& np : gp.node()) {
+      Node n;
+      n.name = np.name().empty() ? np.op_type() + "_" + std::to_string(index) : np.name();
+      ++index;
+      n.op_type = np.op_type();
+      n.domain = np.domain() == "ai.onnx" ? std::string() : np.domain();
+      n.inputs.assign(np.input().begin(), np.input().end());
+      n.outputs.assign(np.output().begin(), np.output().end());
+      const std::string what = where + ": node '" + n.name + "' (" + n.op_type + ")";
+      for (const auto& a : np.attribute()) n.attrs.Set(a.name(), ConvertAttribute(a, what, &n.implicit_inputs));
+      for (const std::string& o : n.outputs) {
+        if (!o.empty() && !produced.insert(o).second) ThrowInputError(what, ": tensor '", o, "' is produced twice");
+      }
+      if (n.op_type == "Constant" && n.domain.empty()) {
+        if (n.outputs.size() != 1) ThrowInputError(what, ": Constant must have one output");
+        g.constants[n.outputs[0]] = ConstantValue(n, what);
+        continue;
+      }
+      g.nodes.push_back(std::move(n));
+    }
+    if (is_subgraph) g.captures = FreeNames(g, produced);
+    return g;
+  }
+
+ private:
+  // An attribute's value; a subgraph's captures are appended to `implicit_inputs` (no duplicates).
+  AttributeValue ConvertAttribute(const onnx::AttributeProto& a, const std::string& what,
+                                  std::vector<std::string>* implicit_inputs) {
+    if (a.type() != onnx::AttributeProto::GRAPH) return ConvertPlainAttribute(a, model_dir_, what, budget_);
+    AttributeValue v;
+    v.kind = AttributeValue::Kind::kGraph;
+    const std::string where = what + " attribute '" + a.name() + "'";
+    auto sub = std::make_shared<Graph>(Convert(a.g(), "subgraph '" + a.name() + "'", where, true));
+    for (const std::string& c : sub->captures) {
+      if (std::find(implicit_inputs->begin(), implicit_inputs->end(), c) == implicit_inputs->end()) {
+        implicit_inputs->push_back(c);
+      }
+    }
+    v.graph = std::move(sub);
+    return v;
+  }
+
+  // Names a subgraph reads (node inputs, its nodes' implicit inputs, its outputs) that it does not
+  // define (`defined`: its inputs, initializers and node outputs), in first-use order.
+  static std::vector<std::string> FreeNames(const Graph& g, const std::set<std::string>& defined) {
+    std::vector<std::string> out;
+    std::set<std::string> seen;
+    auto use = [&](const std::string& name) {
+      if (!name.empty() && !defined.count(name) && seen.insert(name).second) out.push_back(name);
+    };
+    for (const Node& n : g.nodes) {
+      for (const std::string& in : n.inputs) use(in);
+      for (const std::string& in : n.implicit_inputs) use(in);
+    }
+    for (const ValueInfo& o : g.outputs) use(o.name);
+    return out;
+  }
+
+  const std::string& model_dir_;
+  const std::map<std::string, int> opsets_;
+  int64_t* budget_;
+};
+
 }  // namespace
 
 int Graph::OpsetFor(const std::string& domain) const {
@@ -93,50 +184,15 @@ int Graph::OpsetFor(const std::string& domain) const {
 }
 
 Graph GraphFromModel(const onnx::ModelProto& model, const std::string& model_dir, const std::string& source) {
-  Graph g;
-  g.source = source;
+  std::map<std::string, int> opsets;
   for (const auto& op : model.opset_import()) {
     const std::string d = op.domain() == "ai.onnx" ? std::string() : op.domain();
-    g.opsets[d] = static_cast<int>(op.version());
+    opsets[d] = static_cast<int>(op.version());
   }
-  if (model.opset_import_size() == 0) g.opsets[""] = 1;  // IR version 1-2 models have no opset_import
-  const onnx::GraphProto& gp = model.graph();
+  if (model.opset_import_size() == 0) opsets[""] = 1;  // IR version 1-2 models have no opset_import
   int64_t budget = StartBudget(model, source);
-  std::set<std::string> produced;
-  for (const auto& init : gp.initializer()) {
-    const std::string what = source + ": initializer '" + init.name() + "'";
-    if (!produced.insert(init.name()).second) ThrowInputError(what, " is defined twice");
-    g.constants[init.name()] = TensorFromProto(init, model_dir, what, &budget);
-  }
-  if (gp.sparse_initializer_size() > 0) ThrowInputError(source, ": sparse initializers are not supported");
-  for (const auto& in : gp.input()) {
-    if (g.constants.count(in.name())) continue;  // an initializer listed as input (IR < 4 style)
-    if (!produced.insert(in.name()).second) ThrowInputError(source, ": graph input '", in.name(), "' is defined twice");
-    g.inputs.push_back(ConvertValueInfo(in));
-  }
-  for (const auto& out : gp.output()) g.outputs.push_back(ConvertValueInfo(out));
-  int index = 0;
-  for (const auto& np : gp.node()) {
-    Node n;
-    n.name = np.name().empty() ? np.op_type() + "_" + std::to_string(index) : np.name();
-    ++index;
-    n.op_type = np.op_type();
-    n.domain = np.domain() == "ai.onnx" ? std::string() : np.domain();
-    n.inputs.assign(np.input().begin(), np.input().end());
-    n.outputs.assign(np.output().begin(), np.output().end());
-    const std::string what = source + ": node '" + n.name + "' (" + n.op_type + ")";
-    for (const auto& a : np.attribute()) n.attrs.Set(a.name(), ConvertAttribute(a, model_dir, what, &budget));
-    for (const std::string& o : n.outputs) {
-      if (!o.empty() && !produced.insert(o).second) ThrowInputError(what, ": tensor '", o, "' is produced twice");
-    }
-    if (n.op_type == "Constant" && n.domain.empty()) {
-      if (n.outputs.size() != 1) ThrowInputError(what, ": Constant must have one output");
-      g.constants[n.outputs[0]] = ConstantValue(n, what);
-      continue;
-    }
-    g.nodes.push_back(std::move(n));
-  }
-  return g;
+  GraphLoader loader(model_dir, std::move(opsets), &budget);
+  return loader.Convert(model.graph(), source, source, false);
 }
 
 Graph LoadGraph(const std::string& path) {

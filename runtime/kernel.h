@@ -21,6 +21,9 @@ struct KernelInit {
   // One entry per input: the value when the input is a constant (initializer or Constant node),
   // else nullptr. Kernels may pack constant weights here, once.
   std::vector<const Tensor*> const_inputs;
+  // Node::implicit_inputs: the outer-scope tensors the node's subgraphs read, in the order in which
+  // KernelContext::implicit_inputs passes their values.
+  std::vector<std::string> implicit_inputs;
 };
 
 // What a kernel sees on each run.
@@ -29,6 +32,8 @@ struct KernelContext {
   std::vector<const Tensor*> inputs;
   // One entry per node output, default-constructed; the kernel assigns each one it produces.
   std::vector<Tensor> outputs;
+  // One entry per KernelInit::implicit_inputs name (control-flow ops only).
+  std::vector<const Tensor*> implicit_inputs;
 
   int num_inputs() const { return static_cast<int>(inputs.size()); }
   // The i-th input, or nullptr when absent or omitted.

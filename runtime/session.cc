@@ -1,4 +1,5 @@
-// Graph checks, topological ordering, kernel creation and execution with last-use freeing.
+// Graph checks, topological ordering, kernel creation and execution with last-use freeing; subgraphs
+// run through the same machinery, their captures filled like inputs.
 #include "runtime/session.h"
 
 #include <algorithm>
@@ -12,31 +13,35 @@ namespace ptq {
 struct Session::Step {
   const Node* node;
   std::unique_ptr<Kernel> kernel;
-  std::vector<int> input_slots;   // -1 for omitted inputs
-  std::vector<int> output_slots;  // -1 for omitted outputs
-  std::vector<int> free_after;    // slots whose last reader is this step
+  std::vector<int> input_slots;     // -1 for omitted inputs
+  std::vector<int> implicit_slots;  // Node::implicit_inputs
+  std::vector<int> output_slots;    // -1 for omitted outputs
+  std::vector<int> free_after;      // slots whose last reader is this step
 };
 
-std::vector<UnsupportedOp> FindUnsupportedOps(const Graph& graph) {
-  std::vector<UnsupportedOp> out;
+namespace {
+
+// Adds the unsupported ops of `graph` and its subgraphs to `out`; nodes of subgraphs are named by
+// their path ("loop/body/add").
+void CollectUnsupportedOps(const Graph& graph, const std::string& prefix, std::vector<UnsupportedOp>* out) {
   const OpRegistry& reg = OpRegistry::Global();
   for (const Node& n : graph.nodes) {
+    for (const auto& kv : n.attrs.all()) {
+      if (kv.second.graph) CollectUnsupportedOps(*kv.second.graph, prefix + n.name + "/" + kv.first + "/", out);
+    }
     const auto it = graph.opsets.find(n.domain);
     const int opset = it == graph.opsets.end() ? 0 : it->second;
     if (reg.Find(n.domain, n.op_type, opset)) continue;
-    auto found = std::find_if(out.begin(), out.end(), [&](const UnsupportedOp& u) {
+    auto found = std::find_if(out->begin(), out->end(), [&](const UnsupportedOp& u) {
       return u.op_type == n.op_type && u.domain == n.domain;
     });
-    if (found == out.end()) {
-      out.push_back({n.domain, n.op_type, opset, {}});
-      found = out.end() - 1;
+    if (found == out->end()) {
+      out->push_back({n.domain, n.op_type, opset, {}});
+      found = out->end() - 1;
     }
-    found->nodes.push_back(n.name);
+    found->nodes.push_back(prefix + n.name);
   }
-  return out;
 }
-
-namespace {
 
 std::string DescribeUnsupported(const Graph& g, const std::vector<UnsupportedOp>& ops) {
   std::string msg = g.source + ": unsupported ops (" + std::to_string(ops.size()) + "):";
@@ -74,6 +79,12 @@ void CheckFeed(const ValueInfo& info, const Tensor& t, const std::string& source
 
 }  // namespace
 
+std::vector<UnsupportedOp> FindUnsupportedOps(const Graph& graph) {
+  std::vector<UnsupportedOp> out;
+  CollectUnsupportedOps(graph, "", &out);
+  return out;
+}
+
 Session::Session(std::shared_ptr<const Graph> graph) : graph_(std::move(graph)) {
   const Graph& g = *graph_;
   for (const auto* list : {&g.inputs, &g.outputs}) {
@@ -89,6 +100,7 @@ Session::Session(std::shared_ptr<const Graph> graph) : graph_(std::move(graph)) 
     return num_slots_++;
   };
   for (const ValueInfo& in : g.inputs) input_slots_.push_back(new_slot(in.name));
+  for (const std::string& c : g.captures) capture_slots_.push_back(new_slot(c));
   for (const auto& kv : g.constants) constant_slots_.push_back({new_slot(kv.first), &kv.second});
   std::map<std::string, size_t> producer;  // tensor -> node index
   for (size_t i = 0; i < g.nodes.size(); ++i) {
@@ -107,15 +119,18 @@ Session::Session(std::shared_ptr<const Graph> graph) : graph_(std::move(graph)) 
   std::vector<std::vector<size_t>> readers(g.nodes.size());
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     std::set<size_t> deps;
-    for (const std::string& in : g.nodes[i].inputs) {
-      if (in.empty()) continue;
+    auto depend = [&](const std::string& in, const char* how) {
       if (!slot_of_.count(in)) {
-        ThrowInputError(g.source, ": node '", g.nodes[i].name, "' (", g.nodes[i].op_type, ") reads tensor '", in,
-                        "', which no node produces and which is not a graph input or initializer");
+        ThrowInputError(g.source, ": node '", g.nodes[i].name, "' (", g.nodes[i].op_type, ") reads tensor '", in, "'",
+                        how, ", which no node produces and which is not a graph input or initializer");
       }
       auto p = producer.find(in);
       if (p != producer.end()) deps.insert(p->second);
+    };
+    for (const std::string& in : g.nodes[i].inputs) {
+      if (!in.empty()) depend(in, "");
     }
+    for (const std::string& in : g.nodes[i].implicit_inputs) depend(in, " in a subgraph");
     pending[i] = static_cast<int>(deps.size());
     for (size_t d : deps) readers[d].push_back(i);
   }
@@ -167,6 +182,12 @@ Session::Session(std::shared_ptr<const Graph> graph) : graph_(std::move(graph)) 
       init.const_inputs.push_back(c == g.constants.end() ? nullptr : &c->second);
       if (slot >= 0) last_reader[static_cast<size_t>(slot)] = static_cast<int>(pos);
     }
+    init.implicit_inputs = n.implicit_inputs;
+    for (const std::string& in : n.implicit_inputs) {
+      const int slot = slot_of_.at(in);
+      step.implicit_slots.push_back(slot);
+      last_reader[static_cast<size_t>(slot)] = static_cast<int>(pos);
+    }
     for (const std::string& o : n.outputs) step.output_slots.push_back(o.empty() ? -1 : slot_of_.at(o));
     const KernelDef* def = reg.Find(n.domain, n.op_type, init.opset);
     try {
@@ -197,7 +218,6 @@ std::vector<Tensor> Session::Run(const std::map<std::string, Tensor>& feeds, con
     }
   }
   std::vector<Tensor> slots(static_cast<size_t>(num_slots_));
-  for (const auto& c : constant_slots_) slots[static_cast<size_t>(c.first)] = *c.second;
   for (size_t i = 0; i < g.inputs.size(); ++i) {
     const ValueInfo& info = g.inputs[i];
     auto it = feeds.find(info.name);
@@ -206,11 +226,40 @@ std::vector<Tensor> Session::Run(const std::map<std::string, Tensor>& feeds, con
     slots[static_cast<size_t>(input_slots_[i])] = it->second;
     if (observer) observer({nullptr, info.name, it->second});
   }
+  return Execute(slots, observer);
+}
+
+std::vector<Tensor> Session::RunSubgraph(const std::vector<const Tensor*>& inputs,
+                                         const std::vector<const Tensor*>& captures) {
+  const Graph& g = *graph_;
+  if (inputs.size() != g.inputs.size() || captures.size() != g.captures.size()) {
+    throw Error(ErrorKind::kInternal, StrCat(g.source, ": RunSubgraph given ", inputs.size(), " inputs and ",
+                                             captures.size(), " captures for ", g.inputs.size(), " and ",
+                                             g.captures.size()));
+  }
+  std::vector<Tensor> slots(static_cast<size_t>(num_slots_));
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    const ValueInfo& info = g.inputs[i];
+    if (info.dtype != DataType::kUndefined && info.dtype != inputs[i]->dtype()) {
+      ThrowInputError(g.source, ": input '", info.name, "' expects ", DataTypeName(info.dtype), ", got ",
+                      DataTypeName(inputs[i]->dtype()));
+    }
+    slots[static_cast<size_t>(input_slots_[i])] = *inputs[i];
+  }
+  for (size_t i = 0; i < captures.size(); ++i) slots[static_cast<size_t>(capture_slots_[i])] = *captures[i];
+  return Execute(slots, nullptr);
+}
+
+std::vector<Tensor> Session::Execute(std::vector<Tensor>& slots, const Observer& observer) {
+  const Graph& g = *graph_;
+  for (const auto& c : constant_slots_) slots[static_cast<size_t>(c.first)] = *c.second;
   KernelContext ctx;
   for (Step& step : steps_) {
     const Node& n = *step.node;
     ctx.inputs.clear();
     for (int s : step.input_slots) ctx.inputs.push_back(s < 0 ? nullptr : &slots[static_cast<size_t>(s)]);
+    ctx.implicit_inputs.clear();
+    for (int s : step.implicit_slots) ctx.implicit_inputs.push_back(&slots[static_cast<size_t>(s)]);
     ctx.outputs.assign(step.output_slots.size(), Tensor());
     try {
       step.kernel->Run(ctx);

@@ -29,13 +29,14 @@ struct UnsupportedOp {
   std::vector<std::string> nodes;
 };
 
-// Every unsupported op of the graph (empty when all are supported).
+// Every unsupported op of the graph and of its subgraphs (empty when all are supported).
 std::vector<UnsupportedOp> FindUnsupportedOps(const Graph& graph);
 
 class Session {
  public:
   // Checks the graph (every input produced, no cycle, every op supported: one error listing all
-  // unsupported op types and their nodes), orders the nodes and creates their kernels.
+  // unsupported op types and their nodes), orders the nodes and creates their kernels. A subgraph's
+  // captures are values given to each run beside its inputs (RunSubgraph).
   explicit Session(std::shared_ptr<const Graph> graph);
   ~Session();
 
@@ -47,13 +48,20 @@ class Session {
   // output right after it is produced. Not thread-safe: one Run at a time per session.
   std::vector<Tensor> Run(const std::map<std::string, Tensor>& feeds, const Observer& observer = nullptr);
 
+  // Runs a subgraph (for control-flow kernels): `inputs` in the order of graph().inputs, each
+  // checked against its declared element type only (loop-carried values may change shape), and
+  // `captures` in the order of graph().captures. Returns the graph outputs in order. Not observed.
+  std::vector<Tensor> RunSubgraph(const std::vector<const Tensor*>& inputs, const std::vector<const Tensor*>& captures);
+
  private:
   struct Step;
+  std::vector<Tensor> Execute(std::vector<Tensor>& slots, const Observer& observer);
   std::shared_ptr<const Graph> graph_;
   std::vector<Step> steps_;
   int num_slots_ = 0;
   std::map<std::string, int> slot_of_;
   std::vector<int> input_slots_;
+  std::vector<int> capture_slots_;
   std::vector<int> output_slots_;
   std::vector<std::pair<int, const Tensor*>> constant_slots_;
 };

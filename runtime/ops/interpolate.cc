@@ -1,5 +1,5 @@
 // Interpolation for Resize and Upsample: per-axis index tables, then a nearest gather or one
-// linear pass per resized axis (multilinear interpolation is separable).
+// linear or cubic pass per resized axis (both are separable).
 #include "runtime/ops/interpolate.h"
 
 #include <cmath>
@@ -54,13 +54,25 @@ int64_t NearestIndex(NearestMode mode, float v, bool downsample) {
 }
 
 // Per output position j of one axis: the input indices i0 <= i1, the weight w1 of i1 (w0 = 1 - w1;
-// nearest uses i0 only) and whether the position lies outside the input (extrapolation).
+// nearest uses i0 only), the four cubic taps and weights (cubic only), and whether the position
+// lies outside the input (extrapolation).
 struct AxisTable {
   bool identity = false;
   std::vector<int64_t> i0, i1;
   std::vector<float> w1;
+  std::vector<int64_t> taps;   // cubic: 4 per position
+  std::vector<float> tap_w;    // cubic: 4 per position
   std::vector<char> outside;
 };
+
+// The cubic weights of taps i-1 .. i+2 for fraction s (formula in interpolate.h).
+void CubicCoefficients(float s, float a, float w[4]) {
+  const float d0 = s + 1, d1 = s, d2 = 1 - s, d3 = 2 - s;
+  w[0] = ((a * d0 - 5 * a) * d0 + 8 * a) * d0 - 4 * a;
+  w[1] = ((a + 2) * d1 - (a + 3)) * d1 * d1 + 1;
+  w[2] = ((a + 2) * d2 - (a + 3)) * d2 * d2 + 1;
+  w[3] = ((a * d3 - 5 * a) * d3 + 8 * a) * d3 - 4 * a;
+}
 
 AxisTable MakeAxisTable(const InterpSpec& spec, int64_t in, int64_t out, float scale, float start, float end) {
   AxisTable t;
@@ -80,6 +92,22 @@ AxisTable MakeAxisTable(const InterpSpec& spec, int64_t in, int64_t out, float s
       const int64_t i = NearestIndex(spec.nearest, v, scale < 1.0f);
       t.i0[j] = t.i1[j] = i < 0 ? 0 : (i > in - 1 ? in - 1 : i);
       t.w1[j] = 0;
+    } else if (spec.mode == InterpMode::kCubic) {
+      // Coordinates far outside only read the clamped edge; keep floor() within int64.
+      const float lim = static_cast<float>(in) + 4.0f;
+      const float c = v != v ? 0.0f : (v < -lim ? -lim : (v > lim ? lim : v));
+      const float f = std::floor(c);
+      const int64_t i = static_cast<int64_t>(f);
+      float w[4];
+      CubicCoefficients(c - f, spec.cubic_coeff_a, w);
+      float sum = 0;
+      for (int k = 0; k < 4; ++k) {
+        const int64_t idx = i - 1 + k;
+        if (spec.exclude_outside && (idx < 0 || idx >= in)) w[k] = 0;
+        sum += w[k];
+        t.taps.push_back(idx < 0 ? 0 : (idx >= in ? in - 1 : idx));
+      }
+      for (int k = 0; k < 4; ++k) t.tap_w.push_back(spec.exclude_outside && sum != 0 ? w[k] / sum : w[k]);
     } else {
       const float c = v < 0 ? 0.0f : (v > last ? last : v);
       const int64_t i = static_cast<int64_t>(c) < in - 1 ? static_cast<int64_t>(c) : in - 1;
@@ -183,10 +211,37 @@ void LinearPass(const C* x, C* y, int64_t outer, int64_t in, int64_t out, int64_
   }
 }
 
-Tensor InterpolateLinear(const Tensor& x, const Shape& out_shape, const std::vector<AxisTable>& tables,
-                         float extrapolation_value, const std::string& op) {
+// One cubic pass along the middle axis: y[o, j, :] = sum_k tap_w[j][k] * x[o, taps[j][k], :], or `fill`.
+template <class C>
+void CubicPass(const C* x, C* y, int64_t outer, int64_t in, int64_t out, int64_t inner, const AxisTable& t, C fill) {
+  for (int64_t o = 0; o < outer; ++o) {
+    const C* xo = x + o * in * inner;
+    C* yo = y + o * out * inner;
+    for (int64_t j = 0; j < out; ++j) {
+      C* __restrict yr = yo + j * inner;
+      const size_t b = 4 * static_cast<size_t>(j);
+      if (t.outside[static_cast<size_t>(j)]) {
+        for (int64_t i = 0; i < inner; ++i) yr[i] = fill;
+        continue;
+      }
+      const C w0 = static_cast<C>(t.tap_w[b]), w1 = static_cast<C>(t.tap_w[b + 1]);
+      const C w2 = static_cast<C>(t.tap_w[b + 2]), w3 = static_cast<C>(t.tap_w[b + 3]);
+      const C* x0 = xo + t.taps[b] * inner;
+      const C* x1 = xo + t.taps[b + 1] * inner;
+      const C* x2 = xo + t.taps[b + 2] * inner;
+      const C* x3 = xo + t.taps[b + 3] * inner;
+      for (int64_t i = 0; i < inner; ++i) yr[i] = w0 * x0[i] + w1 * x1[i] + w2 * x2[i] + w3 * x3[i];
+    }
+  }
+}
+
+// Linear or cubic interpolation, one pass per resized axis.
+Tensor InterpolateSeparable(const Tensor& x, const Shape& out_shape, const std::vector<AxisTable>& tables,
+                            const InterpSpec& spec, const std::string& op) {
+  const float extrapolation_value = spec.extrapolation_value;
+  const bool cubic = spec.mode == InterpMode::kCubic;
   Tensor result;
-  DispatchType<kFloatTypes>(x.dtype(), op + " (mode linear)", "X", [&](auto e) {
+  DispatchType<kFloatTypes>(x.dtype(), op + (cubic ? " (mode cubic)" : " (mode linear)"), "X", [&](auto e) {
     using E = decltype(e);
     using C = typename E::Compute;
     ComputeView<E> in(x);
@@ -215,7 +270,11 @@ Tensor InterpolateLinear(const Tensor& x, const Shape& out_shape, const std::vec
         buffers[which].resize(static_cast<size_t>(ShapeSize(shape)));
         dst = buffers[which].data();
       }
-      LinearPass(cur, dst, outer, n_in, shape[static_cast<size_t>(a)], inner, t, static_cast<C>(extrapolation_value));
+      if (cubic) {
+        CubicPass(cur, dst, outer, n_in, shape[static_cast<size_t>(a)], inner, t, static_cast<C>(extrapolation_value));
+      } else {
+        LinearPass(cur, dst, outer, n_in, shape[static_cast<size_t>(a)], inner, t, static_cast<C>(extrapolation_value));
+      }
       cur = dst;
       which ^= 1;
     }
@@ -229,7 +288,7 @@ Tensor InterpolateLinear(const Tensor& x, const Shape& out_shape, const std::vec
 InterpMode ParseInterpMode(const std::string& mode, const std::string& op) {
   if (mode == "nearest") return InterpMode::kNearest;
   if (mode == "linear" || mode == "bilinear") return InterpMode::kLinear;
-  if (mode == "cubic") ThrowInputError(op, ": attribute 'mode' is 'cubic', which ptq does not support (use nearest or linear)");
+  if (mode == "cubic") return InterpMode::kCubic;
   ThrowInputError(op, ": attribute 'mode' is '", mode, "'; expected 'nearest', 'linear' or 'cubic'");
 }
 
@@ -270,7 +329,7 @@ Tensor Interpolate(const Tensor& x, const Shape& out_shape, const std::vector<fl
   }
   if (all_identity) return x;
   if (spec.mode == InterpMode::kNearest) return InterpolateNearest(x, out_shape, tables, spec.extrapolation_value);
-  return InterpolateLinear(x, out_shape, tables, spec.extrapolation_value, op);
+  return InterpolateSeparable(x, out_shape, tables, spec, op);
 }
 
 }  // namespace ptq

@@ -2,8 +2,10 @@
 #include "runtime/op_registry.h"
 
 #include "runtime/ops/abs.h"
+#include "runtime/ops/activation.h"
 #include "runtime/ops/add.h"
 #include "runtime/ops/and.h"
+#include "runtime/ops/bit_shift.h"
 #include "runtime/ops/cast.h"
 #include "runtime/ops/cast_like.h"
 #include "runtime/ops/ceil.h"
@@ -13,6 +15,7 @@
 #include "runtime/ops/equal.h"
 #include "runtime/ops/erf.h"
 #include "runtime/ops/exp.h"
+#include "runtime/ops/float_class.h"
 #include "runtime/ops/floor.h"
 #include "runtime/ops/gelu.h"
 #include "runtime/ops/greater.h"
@@ -24,6 +27,7 @@
 #include "runtime/ops/less_or_equal.h"
 #include "runtime/ops/log.h"
 #include "runtime/ops/max.h"
+#include "runtime/ops/mean.h"
 #include "runtime/ops/min.h"
 #include "runtime/ops/mod.h"
 #include "runtime/ops/mul.h"
@@ -43,6 +47,7 @@
 #include "runtime/ops/sub.h"
 #include "runtime/ops/sum.h"
 #include "runtime/ops/tanh.h"
+#include "runtime/ops/unary_math.h"
 #include "runtime/ops/where.h"
 #include "runtime/ops/xor.h"
 
@@ -63,6 +68,15 @@ void RegisterElementwiseOps(OpRegistry& r) {
   r.Add({"", "Erf", 9, 21, MakeErf});
   r.Add({"", "Sin", 7, 21, MakeSin});
   r.Add({"", "Cos", 7, 21, MakeCos});
+  r.Add({"", "Tan", 7, 21, MakeTan});
+  r.Add({"", "Asin", 7, 21, MakeAsin});
+  r.Add({"", "Acos", 7, 21, MakeAcos});
+  r.Add({"", "Atan", 7, 21, MakeAtan});
+  r.Add({"", "Sinh", 9, 21, MakeSinh});
+  r.Add({"", "Cosh", 9, 21, MakeCosh});
+  r.Add({"", "Asinh", 9, 21, MakeAsinh});
+  r.Add({"", "Acosh", 9, 21, MakeAcosh});
+  r.Add({"", "Atanh", 9, 21, MakeAtanh});
   r.Add({"", "Tanh", 1, 21, MakeTanh});
   r.Add({"", "Sigmoid", 1, 21, MakeSigmoid});
   r.Add({"", "Softplus", 1, 21, MakeSoftplus});
@@ -71,6 +85,12 @@ void RegisterElementwiseOps(OpRegistry& r) {
   r.Add({"", "HardSigmoid", 1, 21, MakeHardSigmoid});
   r.Add({"", "HardSwish", 14, 21, MakeHardSwish});
   r.Add({"", "PRelu", 1, 21, MakePRelu});
+  r.Add({"", "Elu", 1, 21, MakeElu});
+  r.Add({"", "Selu", 1, 21, MakeSelu});
+  r.Add({"", "Celu", 12, 21, MakeCelu});
+  r.Add({"", "ThresholdedRelu", 10, 21, MakeThresholdedRelu});
+  r.Add({"", "Shrink", 9, 21, MakeShrink});
+  r.Add({"", "Softsign", 1, 21, MakeSoftsign});
   r.Add({"", "Ceil", 1, 21, MakeCeil});
   r.Add({"", "Floor", 1, 21, MakeFloor});
   r.Add({"", "Round", 11, 21, MakeRound});
@@ -79,6 +99,7 @@ void RegisterElementwiseOps(OpRegistry& r) {
   r.Add({"", "Max", 1, 21, MakeMax});
   r.Add({"", "Min", 1, 21, MakeMin});
   r.Add({"", "Sum", 1, 21, MakeSum});
+  r.Add({"", "Mean", 1, 21, MakeMean});
   r.Add({"", "Equal", 1, 21, MakeEqual});
   r.Add({"", "Greater", 1, 21, MakeGreater});
   r.Add({"", "GreaterOrEqual", 12, 21, MakeGreaterOrEqual});
@@ -88,6 +109,9 @@ void RegisterElementwiseOps(OpRegistry& r) {
   r.Add({"", "Or", 1, 21, MakeOr});
   r.Add({"", "Xor", 1, 21, MakeXor});
   r.Add({"", "Not", 1, 21, MakeNot});
+  r.Add({"", "BitShift", 11, 21, MakeBitShift});
+  r.Add({"", "IsNaN", 9, 21, MakeIsNaN});
+  r.Add({"", "IsInf", 10, 21, MakeIsInf});
   r.Add({"", "Where", 9, 21, MakeWhere});
   r.Add({"", "Cast", 1, 21, MakeCast});
   r.Add({"", "CastLike", 15, 21, MakeCastLike});

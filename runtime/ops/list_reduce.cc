@@ -3,9 +3,13 @@
 #include "runtime/ops/arg_max.h"
 #include "runtime/ops/arg_min.h"
 #include "runtime/ops/batch_normalization.h"
+#include "runtime/ops/cum_sum.h"
+#include "runtime/ops/hardmax.h"
 #include "runtime/ops/instance_normalization.h"
 #include "runtime/ops/layer_normalization.h"
 #include "runtime/ops/log_softmax.h"
+#include "runtime/ops/lrn.h"
+#include "runtime/ops/mean_variance_normalization.h"
 #include "runtime/ops/reduce_l1.h"
 #include "runtime/ops/reduce_l2.h"
 #include "runtime/ops/reduce_log_sum.h"
@@ -26,9 +30,12 @@ namespace ptq {
 void RegisterReduceOps(OpRegistry& r) {
   r.Add({"", "Softmax", 1, 21, MakeSoftmax});
   r.Add({"", "LogSoftmax", 1, 21, MakeLogSoftmax});
+  r.Add({"", "Hardmax", 1, 21, MakeHardmax});
   r.Add({"", "LayerNormalization", 17, 21, MakeLayerNormalization});
   r.Add({"", "BatchNormalization", 1, 21, MakeBatchNormalization});
   r.Add({"", "InstanceNormalization", 1, 21, MakeInstanceNormalization});
+  r.Add({"", "MeanVarianceNormalization", 9, 21, MakeMeanVarianceNormalization});
+  r.Add({"", "LRN", 1, 21, MakeLRN});
   r.Add({"", "ReduceSum", 1, 21, MakeReduceSum});
   r.Add({"", "ReduceMean", 1, 21, MakeReduceMean});
   r.Add({"", "ReduceMax", 1, 21, MakeReduceMax});
@@ -42,6 +49,7 @@ void RegisterReduceOps(OpRegistry& r) {
   r.Add({"", "ArgMax", 1, 21, MakeArgMax});
   r.Add({"", "ArgMin", 1, 21, MakeArgMin});
   r.Add({"", "TopK", 1, 21, MakeTopK});
+  r.Add({"", "CumSum", 11, 21, MakeCumSum});
   r.Add({"", "Resize", 10, 21, MakeResize});
   r.Add({"", "Upsample", 7, 9, MakeUpsample});
 }

@@ -11,6 +11,8 @@ void RegisterElementwiseOps(OpRegistry& r);  // ops/list_elementwise.cc
 void RegisterTensorOps(OpRegistry& r);       // ops/list_tensor.cc
 void RegisterNnOps(OpRegistry& r);           // ops/list_nn.cc
 void RegisterReduceOps(OpRegistry& r);       // ops/list_reduce.cc
+void RegisterControlOps(OpRegistry& r);      // ops/list_control.cc
+void RegisterSignalOps(OpRegistry& r);       // ops/list_signal.cc
 
 void RegisterAllOps(OpRegistry& r) {
   RegisterQuantizeOps(r);
@@ -20,6 +22,8 @@ void RegisterAllOps(OpRegistry& r) {
   RegisterTensorOps(r);
   RegisterNnOps(r);
   RegisterReduceOps(r);
+  RegisterControlOps(r);
+  RegisterSignalOps(r);
 }
 
 }  // namespace ptq

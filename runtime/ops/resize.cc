@@ -31,6 +31,8 @@ class Resize final : public Kernel {
       spec_.nearest = NearestMode::kSimple;
     }
     spec_.extrapolation_value = attrs.GetFloat("extrapolation_value", 0.0f);
+    spec_.cubic_coeff_a = attrs.GetFloat("cubic_coeff_a", -0.75f);
+    spec_.exclude_outside = attrs.GetInt("exclude_outside", 0) != 0;
     if (opset_ >= 18) {
       PTQ_ENFORCE(attrs.GetInt("antialias", 0) == 0 || spec_.mode == InterpMode::kNearest,
                   "Resize: attribute 'antialias' = 1 (antialiased downsampling) is not supported by ptq");

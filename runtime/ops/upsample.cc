@@ -14,6 +14,8 @@ class Upsample final : public Kernel {
  public:
   explicit Upsample(const KernelInit& init) : opset_(init.opset) {
     spec_.mode = ParseInterpMode(init.attrs->GetString("mode", "nearest"), "Upsample");
+    PTQ_ENFORCE(spec_.mode != InterpMode::kCubic,
+                "Upsample: attribute 'mode' is 'cubic'; Upsample has nearest and linear");
     spec_.coord = CoordMode::kAsymmetric;
     spec_.nearest = NearestMode::kSimple;
     if (opset_ < 9) {

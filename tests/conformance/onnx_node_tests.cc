@@ -2,6 +2,7 @@
 // integer outputs must match exactly, float ones within ONNX's tolerance (rtol 1e-3, atol 1e-7).
 // Usage: ptq_conformance [--data DIR] [--list FILE] [substring...]
 #include <algorithm>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
@@ -36,6 +37,15 @@ std::map<std::string, std::string> ReadExpectedFailures(const std::string& path)
   return out;
 }
 
+// ONNX stores bfloat16 test data as uint16 tensors of the same bits (numpy has no bfloat16): where
+// the model declares bfloat16, such a tensor is read as the bfloat16 it encodes.
+ptq::Tensor AsDeclared(const ptq::Tensor& t, ptq::DataType declared) {
+  if (declared != ptq::DataType::kBfloat16 || t.dtype() != ptq::DataType::kUint16) return t;
+  ptq::Tensor out(ptq::DataType::kBfloat16, t.shape());
+  if (t.nbytes() > 0) std::memcpy(out.raw(), t.raw(), t.nbytes());
+  return out;
+}
+
 // Runs one test folder; returns "" on success or the reason it failed. Sets *skip_reason instead
 // when the model uses an op ptq does not register.
 std::string RunTest(const fs::path& dir, std::string* skip_reason) {
@@ -67,12 +77,16 @@ std::string RunTest(const fs::path& dir, std::string* skip_reason) {
     }
     std::sort(sets.begin(), sets.end());
     for (const fs::path& set : sets) {
-      const auto feeds = ptq::ReadFeedsFolder(*graph, set.string());
+      auto feeds = ptq::ReadFeedsFolder(*graph, set.string());
+      for (const ptq::ValueInfo& in : graph->inputs) {
+        auto it = feeds.find(in.name);
+        if (it != feeds.end()) it->second = AsDeclared(it->second, in.dtype);
+      }
       const std::vector<ptq::Tensor> outputs = session.Run(feeds);
       for (size_t i = 0; i < outputs.size(); ++i) {
         const fs::path ref = set / ("output_" + std::to_string(i) + ".pb");
         if (!fs::exists(ref)) continue;
-        const ptq::Tensor expected = ptq::ReadTensorProtoFile(ref.string());
+        const ptq::Tensor expected = AsDeclared(ptq::ReadTensorProtoFile(ref.string()), graph->outputs[i].dtype);
         const std::string diff = ptq::CompareTensors(outputs[i], expected, kRtol, kAtol);
         if (!diff.empty()) return set.filename().string() + " output " + graph->outputs[i].name + ": " + diff;
       }

@@ -107,6 +107,40 @@ void RewriteSeed(const std::string& name, uint8_t flags, const ModelBuilder& b, 
   Write("rewrite", name, std::string(1, static_cast<char>(flags)) + b.Serialize() + "\n#TABLE#\n" + table);
 }
 
+// Loop(M = 3, cond omitted, acc = 0) whose body holds an If reading the main graph's x and an
+// initializer; the body also scans the If's output (subgraphs, captures, implicit inputs).
+ModelBuilder ControlFlowModel() {
+  ModelBuilder b(13);
+  b.Input("x", DataType::kFloat, {}).Output("acc", DataType::kFloat).Output("scan", DataType::kFloat);
+  b.Initializer("M", Tensor::Scalar<int64_t>(3)).Initializer("zero", Tensor::Scalar<float>(0));
+  b.Initializer("one", Tensor::Scalar<int64_t>(1));
+  auto graph_attr = [](onnx::NodeProto& n, const char* name) {
+    onnx::AttributeProto* a = n.add_attribute();
+    a->set_name(name);
+    a->set_type(onnx::AttributeProto::GRAPH);
+    return a->mutable_g();
+  };
+  auto add_node = [](onnx::GraphProto* g, const char* op, std::initializer_list<const char*> in,
+                     std::initializer_list<const char*> out) -> onnx::NodeProto& {
+    onnx::NodeProto* n = g->add_node();
+    n->set_op_type(op);
+    for (const char* i : in) n->add_input(i);
+    for (const char* o : out) n->add_output(o);
+    return *n;
+  };
+  onnx::NodeProto& loop = b.Node("Loop", {"M", "", "zero"}, {"acc", "scan"}, "loop");
+  onnx::GraphProto* body = graph_attr(loop, "body");
+  for (const char* in : {"i", "c", "acc_in"}) body->add_input()->set_name(in);
+  add_node(body, "Less", {"i", "one"}, {"first"});
+  onnx::NodeProto& pick = add_node(body, "If", {"first"}, {"term"});
+  add_node(graph_attr(pick, "then_branch"), "Neg", {"x"}, {"t"});
+  pick.mutable_attribute(0)->mutable_g()->add_output()->set_name("t");
+  graph_attr(pick, "else_branch")->add_output()->set_name("x");
+  add_node(body, "Add", {"acc_in", "term"}, {"acc_out"});
+  for (const char* out : {"c", "acc_out", "term"}) body->add_output()->set_name(out);
+  return b;
+}
+
 void ModelSeeds() {
   Write("model_load", "matmul.onnx", MatMulModel().Serialize());
   Write("model_load", "conv.onnx", ConvModel().Serialize());
@@ -142,6 +176,7 @@ void ModelSeeds() {
   for (int i = 0; i < 5; ++i) i4.data<int8_t>()[i] = static_cast<int8_t>(i - 3);
   c.Initializer("q", i4);
   Write("model_load", "constant_int4.onnx", c.Serialize());
+  Write("model_load", "loop_if.onnx", ControlFlowModel().Serialize());
 }
 
 void TensorProtoSeeds() {

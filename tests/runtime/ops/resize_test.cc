@@ -10,6 +10,7 @@ namespace {
 
 using testing::FloatAttr;
 using testing::FloatsAttr;
+using testing::IntAttr;
 using testing::IntsAttr;
 using testing::RunOp;
 using testing::StringAttr;
@@ -137,10 +138,26 @@ TEST(ResizeOp, NearestCopiesIntegerElements) {
   EXPECT_EQ(ToVector<uint8_t>(y[0]), (std::vector<uint8_t>{1, 1, 2, 2, 3, 3, 4, 4}));
 }
 
-TEST(ResizeOp, CubicIsAClearError) {
+// Cubic, half_pixel, scale 2 on [1, 2, 3, 4]: output 0 sits at v = -0.25 (i = -1, s = 0.75), taps
+// -2 .. 1 clamped to 0, 0, 0, 1 with the A = -0.75 weights (-0.03515625, 0.26171875, 0.87890625,
+// -0.10546875); exclude_outside drops the two taps left of the input and renormalises the rest.
+TEST(ResizeOp, CubicWeightsEdgeClampAndExcludeOutside) {
   Attributes attrs;
   attrs.Set("mode", StringAttr("cubic"));
-  EXPECT_THROW(RunOp("Resize", 13, attrs, {Square1234(), kNone, Scales({1, 1, 2, 2})}), Error);
+  std::vector<Tensor> y = RunOp("Resize", 13, attrs, {Row1234(), kNone, Scales({1, 1, 1, 2})});
+  ASSERT_EQ(y[0].shape(), (Shape{1, 1, 1, 8}));
+  EXPECT_NEAR(ToVector<float>(y[0])[0], 1.10546875 - 2 * 0.10546875, kTol);
+  attrs.Set("exclude_outside", IntAttr(1));
+  y = RunOp("Resize", 13, attrs, {Row1234(), kNone, Scales({1, 1, 1, 2})});
+  EXPECT_NEAR(ToVector<float>(y[0])[0], (0.87890625 - 2 * 0.10546875) / (0.87890625 - 0.10546875), kTol);
+  // An integer coordinate takes that input element alone (align_corners, 4 -> 7: v = 0, 0.5, 1, ...).
+  Attributes aligned;
+  aligned.Set("mode", StringAttr("cubic"));
+  aligned.Set("coordinate_transformation_mode", StringAttr("align_corners"));
+  y = RunOp("Resize", 13, aligned, {Row1234(), kNone, kNone, Sizes({1, 1, 1, 7})});
+  EXPECT_NEAR(ToVector<float>(y[0])[2], 2, kTol);
+  EXPECT_NEAR(ToVector<float>(y[0])[6], 4, kTol);
+  EXPECT_THROW(RunOp("Upsample", 9, aligned, {Row1234(), Scales({1, 1, 1, 2})}), Error);
 }
 
 // Upsample: output[i] = input[floor(i / scale)] (the ONNX Upsample example).
