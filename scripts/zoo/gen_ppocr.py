@@ -219,7 +219,7 @@ def det_samples(rng, n, keys, cjk_chars, sample_dir=None):
     for i in range(n):
         img, boxes, texts = render_page(rng, keys, cjk_chars)
         if sample_dir and i < 4:
-            img.save(os.path.join(sample_dir, f"{i:03d}.jpg"), quality=85)
+            img.save(os.path.join(sample_dir, f"{i:03d}.png"))
         xs.append(det_input(img))
         gts.append({"boxes": boxes, "texts": texts})
     return np.stack(xs), gts
