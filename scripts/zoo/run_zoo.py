@@ -468,6 +468,8 @@ class Runner:
             stale = self.a.redo_stale and old.get("ptq_sha256") not in (None, self.ptq_sha)
             if col == "task" and old.get("stamp") != self.task_stamp(model):
                 stale = True
+            if old.get("model_made") != meta.get("made"):  # the model folder was regenerated since
+                stale = True
             if not stale:
                 common.log(f"{model} / {col}: cached ({old.get('status')})")
                 return old
@@ -475,7 +477,8 @@ class Runner:
         common.log(f"{model} / {col}: running (log: {w})")
         t0 = time.time()
         res = {"model": model, "column": col, "ptq": self.ptq, "ptq_version": self.ptq_version,
-               "ptq_sha256": self.ptq_sha, "started": time.strftime("%Y-%m-%d %H:%M:%S"), "threads": self.a.threads}
+               "ptq_sha256": self.ptq_sha, "started": time.strftime("%Y-%m-%d %H:%M:%S"), "threads": self.a.threads,
+               "model_made": meta.get("made")}
         try:
             if col == "float":
                 body = self.col_float(model, md, meta, w)
