@@ -237,7 +237,9 @@ def opset_of(model_path):
 
 
 def observed_shapes(model_path, in_dir, work):
-    """Runs the model once in ONNX Runtime with every node output exposed; returns {tensor: (dtype, shape)}."""
+    """Runs the model in ONNX Runtime with every node output exposed, on one sample and on two; returns
+    {tensor: (dtype, shape)} where a dimension that differs between the two runs (it follows the batch) is a
+    string (a symbolic dimension) and the others are ints."""
     import onnx
     from onnx import helper
     m = onnx.load(model_path)
@@ -252,29 +254,38 @@ def observed_shapes(model_path, in_dir, work):
     os.makedirs(work, exist_ok=True)
     p = os.path.join(work, "all_outputs.onnx")
     onnx.save(m, p)
-    # one sample is enough for the ranks and shapes
-    one = os.path.join(work, "one_sample")
-    os.makedirs(one, exist_ok=True)
-    for f in os.listdir(in_dir):
-        if f.endswith(".npy"):
-            np.save(os.path.join(one, f), np.load(os.path.join(in_dir, f))[:1])
-    outd = os.path.join(work, "all_out")
-    ort_run(p, one, outd)
-    res = {}
-    for n in m.graph.output:
-        f = os.path.join(outd, sanitize(n.name) + ".npy")
-        if os.path.exists(f):
-            a = np.load(f, mmap_mode="r")
-            res[n.name] = (a.dtype, a.shape)
-    shutil.rmtree(outd, ignore_errors=True)
+    runs = []
+    for k in (1, 2):
+        sub = os.path.join(work, f"samples_{k}")
+        os.makedirs(sub, exist_ok=True)
+        for f in os.listdir(in_dir):
+            if f.endswith(".npy"):
+                np.save(os.path.join(sub, f), np.load(os.path.join(in_dir, f))[:k])
+        outd = os.path.join(work, f"all_out_{k}")
+        ort_run(p, sub, outd)
+        shapes = {}
+        for n in m.graph.output:
+            f = os.path.join(outd, sanitize(n.name) + ".npy")
+            if os.path.exists(f):
+                a = np.load(f, mmap_mode="r")
+                shapes[n.name] = (a.dtype, a.shape)
+        shutil.rmtree(outd, ignore_errors=True)
+        runs.append(shapes)
     os.remove(p)
+    res = {}
+    for name, (dt, s1) in runs[0].items():
+        s2 = runs[1].get(name, (dt, s1))[1]
+        if len(s1) != len(s2):
+            continue
+        res[name] = (dt, [a if a == b else f"batch_x{a}" for a, b in zip(s1, s2)])
     return res
 
 
 def convert_to_opset13(model_path, in_dir, out_path, work):
     """Converts an opset < 13 model to opset 13 with onnx's version converter, after writing the shapes
-    ONNX Runtime observed on one sample into value_info (the converter needs ranks that static shape
-    inference cannot find in real exports). The batch axis is written as a symbolic dimension."""
+    ONNX Runtime observed into value_info (the converter needs ranks that static shape inference cannot find
+    in real exports; dimensions that follow the batch are symbolic). The value_info is dropped again from the
+    converted model (ONNX Runtime would otherwise plan with the observed sizes)."""
     import onnx
     from onnx import helper, version_converter
     m = onnx.load(model_path)
@@ -287,6 +298,7 @@ def convert_to_opset13(model_path, in_dir, out_path, work):
             else onnx.mapping.NP_TYPE_TO_TENSOR_TYPE[np.dtype(dt)]
         m.graph.value_info.append(helper.make_tensor_value_info(name, elem, list(shape)))
     c = version_converter.convert_version(m, 13)
+    del c.graph.value_info[:]
     onnx.checker.check_model(c)
     onnx.save(c, out_path)
     return out_path

@@ -341,14 +341,13 @@ class Runner:
                 if not os.path.lexists(link):
                     os.symlink(os.path.join(md, d), link)
             conv = os.path.join(inp, "model.onnx")
-            if not os.path.exists(conv):
-                try:
-                    common.convert_to_opset13(os.path.join(md, "model.onnx"), os.path.join(md, "calib"),
-                                              conv + ".tmp", os.path.join(w, "convert"))
-                    os.replace(conv + ".tmp", conv)
-                except Exception as e:
-                    raise StepError(f"opset {opset} -> 13 conversion for the baseline failed: "
-                                    f"{type(e).__name__}: {str(e)[:400]}", res)
+            try:
+                common.convert_to_opset13(os.path.join(md, "model.onnx"), os.path.join(md, "calib"),
+                                          conv + ".tmp", os.path.join(w, "convert"))
+                os.replace(conv + ".tmp", conv)
+            except Exception as e:
+                raise StepError(f"opset {opset} -> 13 conversion for the baseline failed: "
+                                f"{type(e).__name__}: {str(e)[:400]}", res)
             res["converted_to_opset13"] = True
         out = os.path.join(w, "out")
         shutil.rmtree(out, ignore_errors=True)
