@@ -40,14 +40,18 @@ class Table:
         self.zoo = common.zoo_dir()
         self.models = models
         self.failures = []
+        self.tags = {}
 
     def res(self, m, c):
         return read_json(os.path.join(self.zoo, "results", m, c + ".json"))
 
     def fail_cell(self, m, c, r):
-        self.failures.append((m, c, r.get("status"), r.get("error", "")))
-        tag = f"F{len(self.failures)}"
+        """The first cell of a failed (model, column) shows the short error text, later ones only its tag."""
         word = "skipped" if r.get("status") == "skipped" else "FAIL"
+        if (m, c) in self.tags:
+            return f"{word} [{self.tags[(m, c)]}]"
+        self.failures.append((m, c, r.get("status"), r.get("error", "")))
+        tag = self.tags[(m, c)] = f"F{len(self.failures)}"
         return f"{word} [{tag}]: {short(r.get('error'), 60)}"
 
     def cell(self, m, c, fn):
