@@ -35,6 +35,11 @@ def short(text, n=70):
     return text if len(text) <= n else text[:n - 1] + "…"
 
 
+def tail(text, n):
+    text = (text or "").replace("|", "/")
+    return text if len(text) <= n else "…" + text[-(n - 1):]
+
+
 class Table:
     def __init__(self, models):
         self.zoo = common.zoo_dir()
@@ -85,7 +90,7 @@ class Table:
         for fmt in ("qoperator", "qdq"):
             cells.append(self.cell(m, "quant_" + fmt, lambda r: (
                 f"{r['float_weight_ops']}/{r['weight_ops_in_float_model']}" +
-                (f" ({', '.join(short(n, 40) for n in r['float_weight_ops_names'][:2])}"
+                (f" ({', '.join(tail(n, 36) for n in r['float_weight_ops_names'][:2])}"
                  f"{', …' if r['float_weight_ops'] > 2 else ''})" if r['float_weight_ops'] else ""))))
         cells.append(self.task_cell(m, task, meta))
         ys = (meta.get("ref_stats") or {}).get("output_sqnr_db_at_40db_input_noise")
