@@ -109,8 +109,15 @@ int QuantizeCommand(int argc, char** argv) {
   Tensor labels;
   if (!val.labels.empty()) labels = ReadNpy(val.labels);
   Batches batches{SampleReader::Open(float_graph, data, vo)};
-  const ValidationResult result =
+  ValidationResult result =
       Validate(float_graph, int8_graph, info.twins, batches.source(), val.labels.empty() ? nullptr : &labels, true);
+  for (LayerStats& l : result.layers) {
+    const auto r = info.readers.find(l.tensor);
+    if (r == info.readers.end()) continue;
+    l.int8_readers = r->second.int8;
+    l.float_readers = r->second.float_values;
+    l.dequantized_readers = r->second.dequantized;
+  }
   if (!labels.empty_value() && labels.size() < result.samples) {
     ThrowInputError(val.labels, ": ", labels.size(), " labels for ", result.samples, " validation samples");
   }

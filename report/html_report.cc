@@ -51,6 +51,8 @@ using report_fields::At;
 using report_fields::Items;
 using report_fields::Num;
 using report_fields::OutputNotes;
+using report_fields::ReadBy;
+using report_fields::ReadByNames;
 using report_fields::Sqnr;
 // A scalar as plain text (not yet escaped); "" for null, objects and arrays.
 std::string Text(const json& v) {
@@ -215,7 +217,7 @@ void Layers(std::ostringstream& o, const json& layers, std::optional<double> min
   o << "<p class=\"note\">Signal-to-quantization-noise ratio of each quantized tensor against the float model "
        "(higher is better). Bars past the axis end with an arrow.</p>\n"
     << SqnrBarChartSvg(bars, min_sqnr);
-  o << "<h2>Layers</h2>\n<table>\n<tr><th class=\"num\">#</th><th>Tensor</th><th>Op</th><th>Type</th>"
+  o << "<h2>Layers</h2>\n<table>\n<tr><th class=\"num\">#</th><th>Tensor</th><th>Op</th><th>Read by</th><th>Type</th>"
        "<th class=\"num\">SQNR</th><th class=\"num\">Cosine</th><th class=\"num\">Range</th><th class=\"num\">Scale</th>"
        "<th class=\"num\">Zero point</th><th class=\"num\">Clipped</th></tr>\n";
   size_t index = 0;
@@ -228,8 +230,8 @@ void Layers(std::ostringstream& o, const json& layers, std::optional<double> min
     }
     const std::string node = Text(At(l, "node"));
     o << "<tr><td class=\"num\">" << ++index << "</td><td class=\"name\"><code" << (node.empty() ? "" : " title=\"node " + E(node) + "\"")
-      << ">" << E(Text(At(l, "tensor"))) << "</code></td><td>" << E(Text(At(l, "op"))) << "</td><td>"
-      << E(Text(At(l, "dtype"))) << "</td>" << Td(FormatSqnr(sqnr) + (sqnr ? " dB" : ""), Below(sqnr, min_sqnr))
+      << ">" << E(Text(At(l, "tensor"))) << "</code></td><td>" << E(Text(At(l, "op"))) << "</td><td title=\""
+      << E(ReadByNames(l)) << "\">" << E(ReadBy(l)) << "</td><td>" << E(Text(At(l, "dtype"))) << "</td>" << Td(FormatSqnr(sqnr) + (sqnr ? " dB" : ""), Below(sqnr, min_sqnr))
       << Td(Or(Num(At(l, "cosine")), Cos)) << Td(range_text) << Td(Or(Num(At(l, "scale")), G4))
       << Td(E(Text(At(l, "zero_point")).empty() ? "—" : Text(At(l, "zero_point"))))
       << Td(Or(Num(At(l, "clipped_fraction")), ClipPct)) << "</tr>\n";

@@ -72,5 +72,32 @@ inline std::vector<std::string> OutputNotes(const json& outputs) {
   return notes;
 }
 
+// A layer's readers in short: "2 int8, 1 float, 1 dequantized" (the counts of its "readers" lists;
+// empty when the layer has none recorded).
+inline std::string ReadBy(const json& layer) {
+  const json& readers = At(layer, "readers");
+  std::string s;
+  for (const char* form : {"int8", "float", "dequantized"}) {
+    const size_t n = Items(At(readers, form)).size();
+    if (n == 0) continue;
+    s += (s.empty() ? "" : ", ") + std::to_string(n) + " " + form;
+  }
+  return s;
+}
+
+// The readers by name, one form per line: "int8: a, b\nfloat: c".
+inline std::string ReadByNames(const json& layer) {
+  const json& readers = At(layer, "readers");
+  std::string s;
+  for (const char* form : {"int8", "float", "dequantized"}) {
+    std::string names;
+    for (const json& n : Items(At(readers, form))) {
+      if (n.is_string()) names += (names.empty() ? "" : ", ") + n.get<std::string>();
+    }
+    if (!names.empty()) s += (s.empty() ? "" : "\n") + std::string(form) + ": " + names;
+  }
+  return s;
+}
+
 }  // namespace report_fields
 }  // namespace ptq

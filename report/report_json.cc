@@ -116,6 +116,7 @@ nlohmann::json ReportJson(const ValidationResult& r, const nlohmann::json& prove
                       {"zero_point", l.zero_point},
                       {"range", {l.clip_lo, l.clip_hi}},
                       {"clipped_fraction", Rate(l.clipped, l.values)},
+                      {"readers", {{"int8", l.int8_readers}, {"float", l.float_readers}, {"dequantized", l.dequantized_readers}}},
                       {"histogram", {{"lo", l.hist_lo}, {"hi", l.hist_hi}, {"counts", l.histogram}}}});
   }
   nlohmann::json rec = nlohmann::json::array();

@@ -32,6 +32,7 @@ using report_fields::At;
 using report_fields::Items;
 using report_fields::Num;
 using report_fields::OutputNotes;
+using report_fields::ReadBy;
 using report_fields::Sqnr;
 // A scalar as text with C0/C1 control characters (ESC, CSI, newlines...) replaced by '?'.
 std::string Text(const json& v) {
@@ -208,17 +209,18 @@ std::string RenderTerminalReport(const json& report, bool color, int max_layers)
       if (v && *v <= kSqnrAxisCapDb) top = std::max(top, *v);
     }
     top = top <= 0 ? 10 : std::ceil(top / 10 - 1e-9) * 10;
-    std::vector<std::vector<Cell>> rows = {{{"layer"}, {"op"}, {"SQNR dB"}, {"0–" + FormatGeneral(top, 4) + " dB"}}};
+    std::vector<std::vector<Cell>> rows = {{{"layer"}, {"op"}, {"read by"}, {"SQNR dB"}, {"0–" + FormatGeneral(top, 4) + " dB"}}};
     for (size_t i = 0; i < shown; ++i) {
       const auto v = Sqnr(At(layers[i], "sqnr_db"));
       const char* bad = sqnr_color(v);
       rows.push_back({{ShortenMiddle(Text(At(layers[i], "tensor")), kNameWidth)},
                       {Text(At(layers[i], "op"))},
+                      {ReadBy(layers[i])},
                       {Db(v), bad},
                       {Bar(v, top), bad ? bad : kCyan}});
     }
     o << "\n" << paint("Worst " + std::to_string(shown) + " of " + std::to_string(layers.size()) + " layers", kBold)
-      << "\n" << RenderTable(rows, {false, false, true, false}, paint);
+      << "\n" << RenderTable(rows, {false, false, false, true, false}, paint);
   }
 
   const json& recovery = Items(At(report, "recovery"));

@@ -43,6 +43,9 @@ struct LayerStats {
   int64_t clipped = 0, values = 0;
   float hist_lo = 0, hist_hi = 0;  // float values' histogram over [hist_lo, hist_hi] (ends collect the rest)
   std::vector<int64_t> histogram;
+  // Who reads the tensor in which form (node names; filled from the rewrite's record, not by Validate):
+  // the 8-bit tensor, the float values, or the dequantized 8-bit values in float.
+  std::vector<std::string> int8_readers, float_readers, dequantized_readers;
 };
 
 struct ValidationResult {

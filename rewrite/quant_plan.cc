@@ -215,6 +215,23 @@ std::set<int> Int8Passthrough(const RewriteGraph& g, const std::map<std::string,
   return pass;
 }
 
+// QuantPlan::int8_readers and float_readers of every tensor an integer node reads.
+void RecordReaders(const RewriteGraph& g, const std::set<std::pair<std::string, int>>& reads, QuantPlan* plan) {
+  std::set<std::string> tensors;
+  for (const auto& tr : reads) tensors.insert(tr.first);
+  for (int p : plan->int8_passthrough) tensors.insert(g.node(p).input(0));
+  for (const std::string& t : tensors) {
+    auto& int8 = plan->int8_readers[t];
+    auto& fl = plan->float_readers[t];
+    for (int r : g.Consumers(t)) {
+      const bool passes = plan->int8_passthrough.count(r) && g.node(r).input(0) == t;
+      auto& list = reads.count({t, r}) || passes ? int8 : fl;
+      if (std::find(list.begin(), list.end(), g.node(r).name()) == list.end()) list.push_back(g.node(r).name());
+    }
+    if (g.IsGraphOutput(t)) fl.push_back("(model output)");
+  }
+}
+
 // Why `t` cannot be quantized as an activation (per tensor), in words for the "stays float" note.
 std::string WhyNoActivationParams(const std::map<std::string, TensorQuant>& params, const std::string& t) {
   const TensorQuant* q = Lookup(params, t);
@@ -359,6 +376,7 @@ QuantPlan MakeQuantPlan(const RewriteGraph& g, const onnx::ModelProto& model, co
     nq.quantize_output = nq.why != "attention scores" && nq.why != "embedding" && act(nq.output);
     if (nq.quantize_output) plan.output_of[nq.output] = g.node(i).name();
   }
+  RecordReaders(g, integer_reads, &plan);
   return plan;
 }
 

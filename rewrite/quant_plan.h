@@ -36,6 +36,10 @@ struct QuantPlan {
   // Data-movement nodes that read their input's quantized form: their output's readers are all
   // integer nodes (or more such nodes), so the 8-bit tensor flows from one integer op to the next.
   std::set<int> int8_passthrough;
+  // Every tensor an integer node reads -> its readers by node name, split by the form they read: the
+  // 8-bit tensor (integer nodes and int8 pass-through) or float values ("(model output)" for a graph
+  // output). Which float values (the original or the dequantized 8-bit ones) the emitted model decides.
+  std::map<std::string, std::vector<std::string>> int8_readers, float_readers;
 };
 
 // Builds the plan. `graph` is the model after the Gemm canonicalisation; `table` the calibration

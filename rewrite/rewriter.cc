@@ -97,6 +97,23 @@ void AddObservedRanks(onnx::ModelProto* m, const QuantTable& table) {
   }
 }
 
+// The plan's readers of each quantized tensor, the float ones split by what the emitted model gives
+// them: the tensor itself, or a DequantizeLinear's output of that name (the 8-bit values).
+std::map<std::string, TensorReaders> ReadersByForm(const QuantPlan& plan, const onnx::GraphProto& out) {
+  std::set<std::string> dequantized;
+  for (const auto& n : out.node()) {
+    if (n.op_type() == "DequantizeLinear") dequantized.insert(n.output(0));
+  }
+  std::map<std::string, TensorReaders> readers;
+  for (const auto& [t, int8] : plan.int8_readers) {
+    TensorReaders& r = readers[t];
+    r.int8 = int8;
+    const auto f = plan.float_readers.find(t);
+    if (f != plan.float_readers.end()) (dequantized.count(t) ? r.dequantized : r.float_values) = f->second;
+  }
+  return readers;
+}
+
 }  // namespace
 
 std::string ValidateModel(const onnx::ModelProto& model) {
@@ -154,6 +171,7 @@ onnx::ModelProto RewriteModel(const onnx::ModelProto& input, const std::string& 
       if (produced.count(int8)) info->twins[int8] = twin;
     }
     for (const auto& n : out.graph().node()) ++info->op_counts[n.op_type()];
+    info->readers = ReadersByForm(plan, out.graph());
     info->checked = ValidateModel(out);
   } else {
     ValidateModel(out);

@@ -12,6 +12,10 @@
 
 namespace ptq {
 
+struct TensorReaders {
+  std::vector<std::string> int8, float_values, dequantized;
+};
+
 struct RewriteInfo {
   std::vector<std::string> skipped;        // planned ops left float, with the reason
   std::vector<std::string> warnings;       // parameters the rewrite had to change (e.g. for int32 biases)
@@ -22,6 +26,9 @@ struct RewriteInfo {
   // Float tensors whose quantized form a node computes -> that node (the float model's name); keeping
   // the node float keeps the tensor's producer float.
   std::map<std::string, std::string> quantized_by;
+  // Who reads each tensor an integer node reads, by the float model's node names: the 8-bit tensor,
+  // the float original, or (QOperator, when the producer writes only 8 bits) its dequantized values.
+  std::map<std::string, TensorReaders> readers;
 };
 
 // Rewrites `model` (loaded from a file in `model_dir`). Refuses (input error) a model that already

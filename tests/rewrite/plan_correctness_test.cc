@@ -195,6 +195,42 @@ TEST(PlanCorrectness, FloatReadersOfAQuantizedTensorKeepItsFloatValues) {
       }
     }
     EXPECT_EQ(checked, 2);
+    RewriteInfo info;
+    RewriteModel(m.model(), ".", table, o, {}, &info);
+    ASSERT_TRUE(info.readers.count("ln"));
+    EXPECT_EQ(info.readers.at("ln").int8, std::vector<std::string>{"mm"});
+    EXPECT_EQ(info.readers.at("ln").float_values, std::vector<std::string>{"residual"});
+    EXPECT_TRUE(info.readers.at("ln").dequantized.empty());
+  }
+}
+
+// The record of who reads what, where the float reader of a quantized tensor gets its 8-bit values:
+// in QOperator form the first MatMul writes only 8 bits (QLinearMatMul) and the Tanh reads their
+// DequantizeLinear; in QDQ form the float MatMul output stays and the Tanh reads it.
+TEST(PlanCorrectness, TheRecordOfReadersSaysWhichFormEachReaderGets) {
+  ModelBuilder m(17);
+  m.Input("x", DataType::kFloat, {-1, 4}).Output("y", DataType::kFloat, {-1, 4}).Output("t", DataType::kFloat, {-1, 4});
+  m.Initializer("W1", RandomMatrix(4, 4, -1.0f, 1.0f, 31)).Initializer("W2", RandomMatrix(4, 4, -1.0f, 1.0f, 32));
+  m.Node("MatMul", {"x", "W1"}, {"h"}, "mm1");
+  m.Node("MatMul", {"h", "W2"}, {"y"}, "mm2");
+  m.Node("Tanh", {"h"}, {"t"}, "tanh");
+  QuantTable table;
+  table.tensors["x"] = Param(TensorRole::kActivation, {0.03f}, DataType::kUint8);
+  table.tensors["x"].zero_points = {128};
+  table.tensors["h"] = Param(TensorRole::kActivation, {0.05f}, DataType::kUint8);
+  table.tensors["h"].zero_points = {128};
+  for (auto format : {QuantFormat::kQdq, QuantFormat::kQOperator}) {
+    QuantizationOptions o;
+    o.format = format;
+    RewriteInfo info;
+    RewriteModel(m.model(), ".", table, o, {}, &info);
+    ASSERT_TRUE(info.readers.count("h"));
+    const TensorReaders& r = info.readers.at("h");
+    EXPECT_EQ(r.int8, std::vector<std::string>{"mm2"});
+    const std::vector<std::string> tanh = {"tanh"};
+    EXPECT_EQ(r.dequantized, format == QuantFormat::kQOperator ? tanh : std::vector<std::string>{});
+    EXPECT_EQ(r.float_values, format == QuantFormat::kQdq ? tanh : std::vector<std::string>{});
+    EXPECT_EQ(info.readers.at("x").int8, std::vector<std::string>{"mm1"});
   }
 }
 
