@@ -4,9 +4,12 @@
 #include <cmath>
 #include <filesystem>
 #include <iostream>
+#include <map>
+#include <memory>
 #include <set>
 
 #include "cli/args.h"
+#include "cli/auto_fallback.h"
 #include "cli/calibration_stage.h"
 #include "cli/commands.h"
 #include "cli/config_file.h"
@@ -59,6 +62,17 @@ struct Batches {
   }
 };
 
+// The rewrite's record of who reads each quantized tensor, copied into the layer rows.
+void AttachReaders(const RewriteInfo& info, ValidationResult* result) {
+  for (LayerStats& l : result->layers) {
+    const auto r = info.readers.find(l.tensor);
+    if (r == info.readers.end()) continue;
+    l.int8_readers = r->second.int8;
+    l.float_readers = r->second.float_values;
+    l.dequantized_readers = r->second.dequantized;
+  }
+}
+
 }  // namespace
 
 int QuantizeCommand(int argc, char** argv) {
@@ -71,6 +85,9 @@ int QuantizeCommand(int argc, char** argv) {
   const CalibrationConfig cal = ParseCalibrationConfig(config.json, config.dir);
   const QuantizationOptions rc = ParseQuantizationOptions(config.json);
   const ValidationConfig val = ParseValidationConfig(config.json, config.dir);
+  if (rc.fallback_auto && !val.gate.any()) {
+    ThrowUsageError("'quantization.fallback' is \"auto\" but 'validation.gate' sets no threshold to meet");
+  }
   if (args.Has("print-config")) {
     std::cout << EffectiveConfig(config, cal, rc, val).dump(2) << "\n";
     return 0;
@@ -93,34 +110,63 @@ int QuantizeCommand(int argc, char** argv) {
   LoadModelProto(config.model, &float_proto);
   const std::string model_digest = Sha256Hex(ReadFileToString(config.model, int64_t{2} << 30));
   const auto metadata = QuantizedModelMetadata(config, Sha256Hex(calib.table), model_digest);
-  RewriteInfo info;
-  const onnx::ModelProto q = RewriteModel(float_proto, ModelFolder(config), table, rc, metadata, &info);
+  const auto rewrite = [&](const QuantizationOptions& o) {
+    FallbackCandidate c;
+    c.options = o;
+    c.model = RewriteModel(float_proto, ModelFolder(config), table, o, metadata, &c.info);
+    return c;
+  };
+  FallbackCandidate chosen = rewrite(rc);
   if (!quiet) {
-    for (const auto& s : info.skipped) std::cerr << "ptq: note: stays float: " << s << "\n";
-    for (const auto& w : info.warnings) std::cerr << "ptq: warning: " << w << "\n";
+    for (const auto& s : chosen.info.skipped) std::cerr << "ptq: note: stays float: " << s << "\n";
+    for (const auto& w : chosen.info.warnings) std::cerr << "ptq: warning: " << w << "\n";
   }
 
   const std::string data = val.data.empty() ? cal.data : val.data;
   Stage(quiet, 3, "validating on " + data);
   const Graph float_graph = LoadGraph(config.model);
-  const Graph int8_graph = GraphFromModel(q, ModelFolder(config), "quantized model");
   SampleOptions vo;
   vo.batch_size = cal.batch_size;
   Tensor labels;
   if (!val.labels.empty()) labels = ReadNpy(val.labels);
-  Batches batches{SampleReader::Open(float_graph, data, vo)};
-  ValidationResult result =
-      Validate(float_graph, int8_graph, info.twins, batches.source(), val.labels.empty() ? nullptr : &labels, true);
-  for (LayerStats& l : result.layers) {
-    const auto r = info.readers.find(l.tensor);
-    if (r == info.readers.end()) continue;
-    l.int8_readers = r->second.int8;
-    l.float_readers = r->second.float_values;
-    l.dequantized_readers = r->second.dequantized;
+  const auto measure = [&](FallbackCandidate* c) {
+    const Graph g = GraphFromModel(c->model, ModelFolder(config), "quantized model");
+    Batches batches{SampleReader::Open(float_graph, data, vo)};
+    c->result = Validate(float_graph, g, c->info.twins, batches.source(), val.labels.empty() ? nullptr : &labels, true);
+    AttachReaders(c->info, &c->result);
+  };
+  measure(&chosen);
+  if (!labels.empty_value() && labels.size() < chosen.result.samples) {
+    ThrowInputError(val.labels, ": ", labels.size(), " labels for ", chosen.result.samples, " validation samples");
   }
-  if (!labels.empty_value() && labels.size() < result.samples) {
-    ThrowInputError(val.labels, ": ", labels.size(), " labels for ", result.samples, " validation samples");
+
+  // quantization.fallback "auto": keep the fewest nodes float that make the gate pass.
+  nlohmann::json fallback;
+  if (rc.fallback_auto && !GateFailures(chosen.result, val.gate).empty()) {
+    if (!quiet) {
+      std::cerr << "ptq: fallback: the gate fails (worst output " << WorstOutputSqnr(chosen.result)
+                << " dB); measuring up to " << rc.fallback_budget << " models with nodes kept float\n";
+    }
+    std::map<std::string, Tensor> batch;
+    int64_t n = 0;
+    SampleReader::Open(float_graph, data, vo).Next(&batch, &n);
+    const int64_t bytes_before = static_cast<int64_t>(chosen.model.ByteSizeLong());
+    const auto time_model = [&](const onnx::ModelProto& m) {
+      return MedianRunSeconds(std::make_shared<const Graph>(GraphFromModel(m, ModelFolder(config), "quantized model")), batch);
+    };
+    const double seconds_before = time_model(chosen.model);
+    FallbackOutcome fb = AutoFallback(float_graph, val.gate, rc.fallback_budget, std::move(chosen), rewrite, measure);
+    chosen = std::move(fb.final);
+    const double seconds_after = time_model(chosen.model);
+    fallback = FallbackJson(fb, bytes_before, static_cast<int64_t>(chosen.model.ByteSizeLong()), seconds_before, seconds_after);
+    if (!quiet) {
+      std::cerr << "ptq: fallback: " << fb.kept.size() << " step(s) after " << fb.runs << " model(s): " << fb.stopped << "\n";
+    }
   }
+  const onnx::ModelProto& q = chosen.model;
+  const RewriteInfo& info = chosen.info;
+  const ValidationResult& result = chosen.result;
+  const Graph int8_graph = GraphFromModel(q, ModelFolder(config), "quantized model");
 
   // What keeping each of the worst layers in float buys.
   std::vector<Recovery> recovery;
@@ -137,7 +183,7 @@ int QuantizeCommand(int argc, char** argv) {
     const std::vector<std::string> nodes = NodesToKeepFloat(float_graph, info.quantized_by, l.tensor);
     if (nodes.empty() || tried.count(nodes[0])) continue;
     tried.insert(nodes[0]);
-    QuantizationOptions excluded = rc;
+    QuantizationOptions excluded = chosen.options;
     excluded.exclude_nodes.insert(excluded.exclude_nodes.end(), nodes.begin(), nodes.end());
     const onnx::ModelProto qx = RewriteModel(float_proto, ModelFolder(config), table, excluded, metadata, nullptr);
     const Graph gx = GraphFromModel(qx, ModelFolder(config), "quantized model");
@@ -170,7 +216,8 @@ int QuantizeCommand(int argc, char** argv) {
                                {"int8_bytes", q_bytes.size()},
                                {"op_counts", info.op_counts},
                                {"checked", info.checked}};
-  const nlohmann::json report = ReportJson(result, provenance, model_info, recovery, val.gate, info.warnings);
+  nlohmann::json report = ReportJson(result, provenance, model_info, recovery, val.gate, info.warnings);
+  if (!fallback.is_null()) report["fallback"] = fallback;
   std::string report_path = val.report;
   if (report_path.empty()) {
     const fs::path out(config.output);

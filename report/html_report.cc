@@ -51,6 +51,7 @@ using report_fields::At;
 using report_fields::Items;
 using report_fields::Num;
 using report_fields::OutputNotes;
+using report_fields::FallbackSummary;
 using report_fields::ReadBy;
 using report_fields::ReadByNames;
 using report_fields::Sqnr;
@@ -255,6 +256,24 @@ void Recovery(std::ostringstream& o, const json& recovery) {
   o << "</table>\n";
 }
 
+void Fallback(std::ostringstream& o, const json& fallback) {
+  if (!fallback.is_object()) return;
+  o << "<h2>Automatic fallback</h2>\n<p class=\"note\">" << E(FallbackSummary(fallback)) << ". Each step keeps float the "
+       "nodes behind one of the worst layers, the one that improved the model most.</p>\n";
+  const json& kept = Items(At(fallback, "kept_float"));
+  if (kept.empty()) return;
+  o << "<table>\n<tr><th>Kept float</th><th>Tensor</th><th class=\"num\">Layer SQNR before</th>"
+       "<th class=\"num\">Output SQNR after</th></tr>\n";
+  for (const json& s : kept) {
+    std::string nodes;
+    for (const json& n : Items(At(s, "nodes"))) nodes += (nodes.empty() ? "" : ", ") + Text(n);
+    o << "<tr><td class=\"name\"><code>" << E(nodes) << "</code></td><td class=\"name\"><code>" << E(Text(At(s, "tensor")))
+      << "</code></td>" << Td(FormatSqnr(Sqnr(At(s, "layer_sqnr_db"))) + " dB") << Td(FormatSqnr(Sqnr(At(s, "output_sqnr_db"))) + " dB")
+      << "</tr>\n";
+  }
+  o << "</table>\n";
+}
+
 void Histograms(std::ostringstream& o, const json& layers) {
   std::vector<std::string> figures;
   for (const json& l : layers) {
@@ -303,6 +322,7 @@ std::string RenderHtmlReport(const json& report) {
   Outputs(o, report, min_sqnr, max_drop);
   Warnings(o, Items(At(report, "warnings")));
   const json& layers = Items(At(report, "layers"));
+  Fallback(o, At(report, "fallback"));
   Layers(o, layers, min_sqnr);
   Recovery(o, Items(At(report, "recovery")));
   Histograms(o, layers);

@@ -1,14 +1,14 @@
-// NodesToKeepFloat: the producer from the rewrite's record, else the quantized readers.
+// NodesToKeepFloat (the producer, else the quantized readers) and NodesToUnquantize (both).
 #include "report/keep_float.h"
 
 #include <set>
 
 namespace ptq {
 
-std::vector<std::string> NodesToKeepFloat(const Graph& g, const std::map<std::string, std::string>& quantized_by,
-                                          const std::string& tensor) {
-  const auto by = quantized_by.find(tensor);
-  if (by != quantized_by.end()) return {by->second};
+namespace {
+
+// The float model's MatMul/Gemm/Conv nodes that read `tensor`, in model order.
+std::vector<std::string> WeightedReaders(const Graph& g, const std::string& tensor) {
   static const std::set<std::string> kOps = {"MatMul", "Gemm", "Conv"};
   std::vector<std::string> out;
   for (const Node& n : g.nodes) {
@@ -19,6 +19,26 @@ std::vector<std::string> NodesToKeepFloat(const Graph& g, const std::map<std::st
         break;
       }
     }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::string> NodesToKeepFloat(const Graph& g, const std::map<std::string, std::string>& quantized_by,
+                                          const std::string& tensor) {
+  const auto by = quantized_by.find(tensor);
+  if (by != quantized_by.end()) return {by->second};
+  return WeightedReaders(g, tensor);
+}
+
+std::vector<std::string> NodesToUnquantize(const Graph& g, const std::map<std::string, std::string>& quantized_by,
+                                           const std::string& tensor) {
+  std::vector<std::string> out;
+  const auto by = quantized_by.find(tensor);
+  if (by != quantized_by.end()) out.push_back(by->second);
+  for (const std::string& r : WeightedReaders(g, tensor)) {
+    if (out.empty() || r != out[0]) out.push_back(r);
   }
   return out;
 }

@@ -16,4 +16,11 @@ namespace ptq {
 std::vector<std::string> NodesToKeepFloat(const Graph& float_model, const std::map<std::string, std::string>& quantized_by,
                                           const std::string& tensor);
 
+// The nodes to keep float so that `tensor` is not quantized at all (the automatic fallback's unit):
+// the node that computes its quantized form (from `quantized_by`), and the float model's MatMul/Gemm/
+// Conv nodes that read it, in model order. Keeping only the producer float leaves the tensor
+// quantized for its integer readers.
+std::vector<std::string> NodesToUnquantize(const Graph& float_model, const std::map<std::string, std::string>& quantized_by,
+                                           const std::string& tensor);
+
 }  // namespace ptq

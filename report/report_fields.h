@@ -99,5 +99,29 @@ inline std::string ReadByNames(const json& layer) {
   return s;
 }
 
+// The automatic fallback in one sentence: the verdict, the steps and models measured, and the cost
+// ("" when the report has no fallback).
+inline std::string FallbackSummary(const json& fallback) {
+  if (!fallback.is_object()) return "";
+  const bool met = At(fallback, "met").is_boolean() && At(fallback, "met").get<bool>();
+  const size_t steps = Items(At(fallback, "kept_float")).size();
+  const auto runs = Num(At(fallback, "runs")), budget = Num(At(fallback, "budget"));
+  char buf[256];
+  std::snprintf(buf, sizeof buf, "%s: %zu step%s kept float after %.0f of %.0f candidate models", met ? "gate met" : "gate still fails",
+                steps, steps == 1 ? "" : "s", runs.value_or(0), budget.value_or(0));
+  std::string s = buf;
+  const json& stopped = At(fallback, "stopped");
+  if (!met && stopped.is_string()) s += " (" + stopped.get<std::string>() + ")";
+  const json& cost = At(fallback, "cost");
+  const auto b0 = Num(At(cost, "int8_bytes_before")), b1 = Num(At(cost, "int8_bytes_after"));
+  const auto t0 = Num(At(cost, "run_seconds_before")), t1 = Num(At(cost, "run_seconds_after"));
+  if (b0 && b1 && t0 && t1 && *b0 > 0 && *t0 > 0) {
+    std::snprintf(buf, sizeof buf, "; int8 model %.2fx the size and %.2fx the run time (one batch, median of 3) of the default one",
+                  *b1 / *b0, *t1 / *t0);
+    s += buf;
+  }
+  return s;
+}
+
 }  // namespace report_fields
 }  // namespace ptq

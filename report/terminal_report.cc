@@ -32,6 +32,7 @@ using report_fields::At;
 using report_fields::Items;
 using report_fields::Num;
 using report_fields::OutputNotes;
+using report_fields::FallbackSummary;
 using report_fields::ReadBy;
 using report_fields::Sqnr;
 // A scalar as text with C0/C1 control characters (ESC, CSI, newlines...) replaced by '?'.
@@ -221,6 +222,18 @@ std::string RenderTerminalReport(const json& report, bool color, int max_layers)
     }
     o << "\n" << paint("Worst " + std::to_string(shown) + " of " + std::to_string(layers.size()) + " layers", kBold)
       << "\n" << RenderTable(rows, {false, false, false, true, false}, paint);
+  }
+
+  const json& fallback = At(report, "fallback");
+  if (fallback.is_object()) {
+    o << "\n" << paint("Automatic fallback", kBold) << "\n  " << FallbackSummary(fallback) << "\n";
+    std::vector<std::vector<Cell>> rows = {{{"kept float"}, {"layer SQNR dB"}, {"output SQNR dB after"}}};
+    for (const json& s : Items(At(fallback, "kept_float"))) {
+      std::string nodes;
+      for (const json& n : Items(At(s, "nodes"))) nodes += (nodes.empty() ? "" : ", ") + Text(n);
+      rows.push_back({{ShortenMiddle(nodes, kNameWidth)}, {Db(Sqnr(At(s, "layer_sqnr_db")))}, {Db(Sqnr(At(s, "output_sqnr_db")))}});
+    }
+    if (rows.size() > 1) o << RenderTable(rows, {false, true, true}, paint);
   }
 
   const json& recovery = Items(At(report, "recovery"));

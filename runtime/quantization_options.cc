@@ -85,7 +85,8 @@ QuantizationOptions ParseQuantizationOptions(const nlohmann::json& config) {
   QuantizationOptions c;
   if (!config.contains("quantization")) return c;
   JsonSection q(config.at("quantization"), "quantization",
-                {"format", "activations", "weights", "op_types", "attention", "exclude_nodes", "overrides", "opset"});
+                {"format", "activations", "weights", "op_types", "attention", "exclude_nodes", "overrides", "opset", "fallback",
+                 "fallback_budget"});
   c.format = q.GetChoice("format", "qoperator", {"qoperator", "qdq"}) == "qdq" ? QuantFormat::kQdq : QuantFormat::kQOperator;
   if (q.Has("activations")) {
     JsonSection a(q.Get("activations"), "quantization.activations", {"dtype", "symmetric", "reduce_range"});
@@ -126,6 +127,8 @@ QuantizationOptions ParseQuantizationOptions(const nlohmann::json& config) {
   }
   c.opset = q.GetInt("opset", 0, 0);
   if (c.opset != 0 && c.opset < 13) ThrowUsageError("'quantization.opset' must be 13 or higher, got ", c.opset);
+  c.fallback_auto = q.GetChoice("fallback", "none", {"none", "auto"}) == "auto";
+  c.fallback_budget = q.GetInt("fallback_budget", 12, 1);
   return c;
 }
 

@@ -38,6 +38,10 @@ struct QuantizationOptions {
   std::vector<std::string> exclude_nodes;  // names, or /regex/
   std::map<std::string, TensorOverride> overrides;
   int64_t opset = 0;                       // 0: the model's, raised to 13
+  // `fallback: "auto"`: ptq quantize keeps the fewest nodes float that make validation.gate pass,
+  // measuring at most `fallback_budget` candidate models (validation runs).
+  bool fallback_auto = false;
+  int64_t fallback_budget = 12;
 
   // The integer range of activations: the dtype's, halved with reduce_range.
   QuantRange activation_range() const { return QuantRangeOf(activation_dtype, reduce_range); }
