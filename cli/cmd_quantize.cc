@@ -168,7 +168,7 @@ int QuantizeCommand(int argc, char** argv) {
   const ValidationResult& result = chosen.result;
   const Graph int8_graph = GraphFromModel(q, ModelFolder(config), "quantized model");
 
-  // What keeping each of the worst layers in float buys.
+  // What keeping each of the worst layers' tensors float buys.
   std::vector<Recovery> recovery;
   SampleOptions ro = vo;
   ro.max_samples = kRecoverySamples;
@@ -177,12 +177,12 @@ int QuantizeCommand(int argc, char** argv) {
     Batches subset{SampleReader::Open(float_graph, data, ro)};
     base = WorstOutputSqnr(Validate(float_graph, int8_graph, {}, subset.source(), nullptr, false));
   }
-  std::set<std::string> tried;
+  std::set<std::vector<std::string>> tried;
   for (const LayerStats& l : result.layers) {
     if (static_cast<int>(recovery.size()) >= kRecoveryLayers) break;
-    const std::vector<std::string> nodes = NodesToKeepFloat(float_graph, info.quantized_by, l.tensor);
-    if (nodes.empty() || tried.count(nodes[0])) continue;
-    tried.insert(nodes[0]);
+    const std::vector<std::string> nodes = NodesToUnquantize(float_graph, info.quantized_by, l.tensor);
+    if (nodes.empty() || tried.count(nodes)) continue;
+    tried.insert(nodes);
     QuantizationOptions excluded = chosen.options;
     excluded.exclude_nodes.insert(excluded.exclude_nodes.end(), nodes.begin(), nodes.end());
     const onnx::ModelProto qx = RewriteModel(float_proto, ModelFolder(config), table, excluded, metadata, nullptr);
@@ -190,7 +190,7 @@ int QuantizeCommand(int argc, char** argv) {
     Batches again{SampleReader::Open(float_graph, data, ro)};
     const ValidationResult rx = Validate(float_graph, gx, {}, again.source(), nullptr, false);
     Recovery r;
-    r.node = nodes[0];
+    r.nodes = nodes;
     r.tensor = l.tensor;
     r.output_sqnr_db = WorstOutputSqnr(rx);
     r.samples = rx.samples;

@@ -52,6 +52,7 @@ using report_fields::Items;
 using report_fields::Num;
 using report_fields::OutputNotes;
 using report_fields::FallbackSummary;
+using report_fields::NodeList;
 using report_fields::ReadBy;
 using report_fields::ReadByNames;
 using report_fields::Sqnr;
@@ -248,7 +249,7 @@ void Recovery(std::ostringstream& o, const json& recovery) {
   for (const json& s : recovery) {
     const auto gain = Sqnr(At(s, "gain_db"));  // a number, or "inf" when the int8 output was not finite
     const std::string gain_text = gain ? (*gain >= 0 ? "+" : "") + FormatSqnr(gain) + " dB" : "—";
-    o << "<tr><td class=\"name\">keep <code>" << E(Text(At(s, "node"))) << "</code> in float: <b>" << gain_text
+    o << "<tr><td class=\"name\">keep <code>" << E(NodeList(s)) << "</code> in float: <b>" << gain_text
       << "</b></td><td class=\"name\"><code>" << E(Text(At(s, "tensor"))) << "</code></td>"
       << Td(FormatSqnr(Sqnr(At(s, "output_sqnr_db"))) + (Sqnr(At(s, "output_sqnr_db")) ? " dB" : "")) << Td(gain_text)
       << "</tr>\n";
@@ -265,9 +266,7 @@ void Fallback(std::ostringstream& o, const json& fallback) {
   o << "<table>\n<tr><th>Kept float</th><th>Tensor</th><th class=\"num\">Layer SQNR before</th>"
        "<th class=\"num\">Output SQNR after</th></tr>\n";
   for (const json& s : kept) {
-    std::string nodes;
-    for (const json& n : Items(At(s, "nodes"))) nodes += (nodes.empty() ? "" : ", ") + Text(n);
-    o << "<tr><td class=\"name\"><code>" << E(nodes) << "</code></td><td class=\"name\"><code>" << E(Text(At(s, "tensor")))
+    o << "<tr><td class=\"name\"><code>" << E(NodeList(s)) << "</code></td><td class=\"name\"><code>" << E(Text(At(s, "tensor")))
       << "</code></td>" << Td(FormatSqnr(Sqnr(At(s, "layer_sqnr_db"))) + " dB") << Td(FormatSqnr(Sqnr(At(s, "output_sqnr_db"))) + " dB")
       << "</tr>\n";
   }

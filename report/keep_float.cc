@@ -1,4 +1,4 @@
-// NodesToKeepFloat (the producer, else the quantized readers) and NodesToUnquantize (both).
+// NodesToUnquantize: the producer of a tensor's quantized form and its MatMul/Gemm/Conv readers.
 #include "report/keep_float.h"
 
 #include <set>
@@ -24,13 +24,6 @@ std::vector<std::string> WeightedReaders(const Graph& g, const std::string& tens
 }
 
 }  // namespace
-
-std::vector<std::string> NodesToKeepFloat(const Graph& g, const std::map<std::string, std::string>& quantized_by,
-                                          const std::string& tensor) {
-  const auto by = quantized_by.find(tensor);
-  if (by != quantized_by.end()) return {by->second};
-  return WeightedReaders(g, tensor);
-}
 
 std::vector<std::string> NodesToUnquantize(const Graph& g, const std::map<std::string, std::string>& quantized_by,
                                            const std::string& tensor) {

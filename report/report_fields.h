@@ -72,6 +72,16 @@ inline std::vector<std::string> OutputNotes(const json& outputs) {
   return notes;
 }
 
+// A recovery or fallback entry's nodes, comma-separated ("nodes", else the single "node").
+inline std::string NodeList(const json& entry) {
+  std::string s;
+  for (const json& n : Items(At(entry, "nodes"))) {
+    if (n.is_string()) s += (s.empty() ? "" : ", ") + n.get<std::string>();
+  }
+  if (s.empty() && At(entry, "node").is_string()) s = At(entry, "node").get<std::string>();
+  return s;
+}
+
 // A layer's readers in short: "2 int8, 1 float, 1 dequantized" (the counts of its "readers" lists;
 // empty when the layer has none recorded).
 inline std::string ReadBy(const json& layer) {

@@ -121,7 +121,7 @@ nlohmann::json ReportJson(const ValidationResult& r, const nlohmann::json& prove
   }
   nlohmann::json rec = nlohmann::json::array();
   for (const auto& x : recovery) {
-    rec.push_back({{"node", x.node}, {"tensor", x.tensor}, {"output_sqnr_db", Number(x.output_sqnr_db)},
+    rec.push_back({{"node", x.nodes.empty() ? "" : x.nodes[0]}, {"nodes", x.nodes}, {"tensor", x.tensor}, {"output_sqnr_db", Number(x.output_sqnr_db)},
                    {"gain_db", Number(x.gain_db)}, {"samples", x.samples}});
   }
   nlohmann::json j = {{"format", "ptq-report"}, {"version", 1},   {"provenance", provenance}, {"model", model},

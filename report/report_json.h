@@ -18,9 +18,11 @@ struct GateConfig {
   bool any() const { return min_sqnr_db.has_value() || max_top1_drop.has_value(); }
 };
 
-// What keeping one node in float buys: the model outputs' SQNR (worst output) with that node excluded.
+// What keeping one tensor float buys: the model outputs' SQNR (worst output) with the nodes that
+// quantize it excluded.
 struct Recovery {
-  std::string node, tensor;
+  std::vector<std::string> nodes;  // kept float together (NodesToUnquantize of `tensor`)
+  std::string tensor;
   double output_sqnr_db = 0, gain_db = 0;  // on the first `samples` validation samples, both
   int64_t samples = 0;
 };

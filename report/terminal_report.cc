@@ -33,6 +33,7 @@ using report_fields::Items;
 using report_fields::Num;
 using report_fields::OutputNotes;
 using report_fields::FallbackSummary;
+using report_fields::NodeList;
 using report_fields::ReadBy;
 using report_fields::Sqnr;
 // A scalar as text with C0/C1 control characters (ESC, CSI, newlines...) replaced by '?'.
@@ -229,9 +230,7 @@ std::string RenderTerminalReport(const json& report, bool color, int max_layers)
     o << "\n" << paint("Automatic fallback", kBold) << "\n  " << FallbackSummary(fallback) << "\n";
     std::vector<std::vector<Cell>> rows = {{{"kept float"}, {"layer SQNR dB"}, {"output SQNR dB after"}}};
     for (const json& s : Items(At(fallback, "kept_float"))) {
-      std::string nodes;
-      for (const json& n : Items(At(s, "nodes"))) nodes += (nodes.empty() ? "" : ", ") + Text(n);
-      rows.push_back({{ShortenMiddle(nodes, kNameWidth)}, {Db(Sqnr(At(s, "layer_sqnr_db")))}, {Db(Sqnr(At(s, "output_sqnr_db")))}});
+      rows.push_back({{ShortenMiddle(NodeList(s), kNameWidth)}, {Db(Sqnr(At(s, "layer_sqnr_db")))}, {Db(Sqnr(At(s, "output_sqnr_db")))}});
     }
     if (rows.size() > 1) o << RenderTable(rows, {false, true, true}, paint);
   }
@@ -241,7 +240,7 @@ std::string RenderTerminalReport(const json& report, bool color, int max_layers)
     std::vector<std::vector<Cell>> rows = {{{"keep in float"}, {"gain"}, {"output SQNR dB"}}};
     for (const json& s : recovery) {
       const auto gain = Sqnr(At(s, "gain_db"));  // a number, or "inf" when the int8 output was not finite
-      rows.push_back({{ShortenMiddle(Text(At(s, "node")), kNameWidth)},
+      rows.push_back({{ShortenMiddle(NodeList(s), kNameWidth)},
                       {gain ? (*gain >= 0 ? "+" : "") + FormatSqnr(gain) + " dB" : "—", gain ? kGreen : nullptr},
                       {Db(Sqnr(At(s, "output_sqnr_db")))}});
     }

@@ -30,8 +30,9 @@ TEST(ValueBin, ValuesFarOutsideTheSpanFallIntoTheEndBins) {
 }
 
 // x -> MatMul mm1 -> Add (bias) -> y1 -> MatMul mm2 -> z. y1's quantized form is computed by mm1 (with
-// its bias folded): keeping y1 float means keeping mm1 float, not the next layer mm2.
-TEST(KeepFloat, TheProducerOfAQuantizedOutputIsKeptNotItsReader) {
+// its bias folded) and read by mm2: keeping y1 float means keeping both float, the producer first
+// (keeping only mm2 float, as the code before did, leaves y1 quantized by mm1).
+TEST(KeepFloat, KeepingATensorFloatKeepsItsProducerAndItsIntegerReaders) {
   ModelBuilder m;
   m.Input("x", DataType::kFloat, {-1, 2}).Output("z", DataType::kFloat, {-1, 2});
   m.Initializer("W1", Tensor::FromVector<float>({2, 2}, {1, 2, 3, 4})).Initializer("B1", Tensor::FromVector<float>({2}, {0.5f, -0.5f}));
@@ -44,9 +45,10 @@ TEST(KeepFloat, TheProducerOfAQuantizedOutputIsKeptNotItsReader) {
   RewriteInfo info;
   RewriteModel(m.model(), ".", table, QuantizationOptions(), {}, &info);
   const Graph g = GraphFromModel(m.model(), ".", "float model");
-  EXPECT_EQ(NodesToKeepFloat(g, info.quantized_by, "y1"), std::vector<std::string>{"mm1"});
+  EXPECT_EQ(info.quantized_by.at("y1"), "mm1");
+  EXPECT_EQ(NodesToUnquantize(g, info.quantized_by, "y1"), (std::vector<std::string>{"mm1", "mm2"}));
   // x is quantized for its reader: keeping it float means keeping that reader float.
-  EXPECT_EQ(NodesToKeepFloat(g, info.quantized_by, "x"), std::vector<std::string>{"mm1"});
+  EXPECT_EQ(NodesToUnquantize(g, info.quantized_by, "x"), std::vector<std::string>{"mm1"});
 }
 
 }  // namespace
