@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "calibrate/histogram.h"
+#include "calibrate/range_method.h"
 #include "calibrate/sample_reader.h"
 #include "runtime/graph.h"
 #include "runtime/quant_table.h"
@@ -17,7 +18,7 @@
 namespace ptq {
 
 struct CalibrationOptions {
-  std::string method = "minmax";                  // minmax, percentile, entropy, mse
+  std::string method = kDefaultRangeMethod;       // minmax, percentile, entropy, mse
   double percentile = 99.999;
   bool softmax_calibrated = true;                 // false: the fixed scale 1/256 (ONNX Runtime's choice)
   QuantizationOptions quant;                      // the config's `quantization` section

@@ -33,6 +33,11 @@ class RangeMethod {
   virtual Range Choose(const Histogram& histogram, const RangeOptions& options) const = 0;
 };
 
+// The default of calibration.method: "mse" (the smallest expected squared error of the quantized
+// values), chosen on the model zoo: better than minmax on 8 of 9 models (README "Calibration methods on
+// the zoo").
+inline constexpr const char* kDefaultRangeMethod = "mse";
+
 // "minmax", "percentile", "entropy" or "mse"; anything else is a usage error listing these.
 std::unique_ptr<RangeMethod> MakeRangeMethod(const std::string& name);
 const std::vector<std::string>& RangeMethodNames();

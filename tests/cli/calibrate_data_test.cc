@@ -34,11 +34,12 @@ void WriteModel(const fs::path& path) {
   std::ofstream(path, std::ios::binary) << b.Serialize();
 }
 
+// minmax: the tests check ranges against the data's extremes.
 fs::path WriteConfig(const fs::path& dir, const fs::path& data) {
   WriteModel(dir / "m.onnx");
   const nlohmann::json c = {{"model", (dir / "m.onnx").string()},
                             {"output", (dir / "m.int8.onnx").string()},
-                            {"calibration", {{"data", data.string()}, {"batch_size", 1}}}};
+                            {"calibration", {{"data", data.string()}, {"batch_size", 1}, {"method", "minmax"}}}};
   std::ofstream(dir / "c.json") << c.dump();
   return dir / "c.json";
 }
