@@ -1,7 +1,7 @@
 // Smoke tests of exporter styles the model zoo meets at full size (issue 15), as tiny models built
 // here: an opset-11 Softmax on a tensor that no quantized op touches and whose rank static inference
-// cannot find (the PP-OCRv4 recogniser's case), and a weight shared by two layers through Identity
-// nodes (torch's tied and deduplicated parameters).
+// cannot find (the PP-OCRv4 recogniser's case), a weight shared by two layers through Identity
+// nodes (torch's tied and deduplicated parameters), and an in-place write (ScatterND).
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -90,6 +90,50 @@ TEST(RealExportSmoke, AWeightSharedThroughIdentityIsQuantizedOnce) {
     EXPECT_EQ(int8_weights, 1) << format;
     EXPECT_EQ(float_matmuls, 0) << format;
     EXPECT_LT(fs::file_size(out), fs::file_size(tmp.path() / "model.onnx") / 2) << format;
+  }
+}
+
+// An in-place write, torch's `h[:, 0] = 0` after a MatMul: ScatterND(hT, [[0]], zeros) on the transposed
+// tensor zeroes column 0 of h (and again of the second MatMul's output). The landed code refused the
+// model ("unsupported ops: ScatterND"). Both formats quantize it, and the int8 model keeps the write:
+// column 0 of y is exactly 0.
+TEST(RealExportSmoke, AnInPlaceWriteThroughScatterNDQuantizes) {
+  TempDir tmp;
+  ModelBuilder b(13);
+  // Batches of 4 (the exported updates have the batch size baked in, as torch exports them).
+  b.Input("x", DataType::kFloat, {-1, 8}).Output("y", DataType::kFloat, {-1, 8});
+  b.Initializer("W", Uniform({8, 8}, 5));
+  b.Initializer("W2", Uniform({8, 8}, 6));
+  b.Initializer("idx", Tensor::FromVector<int64_t>({1, 1}, {0}));
+  b.Initializer("zeros", Tensor::FromVector<float>({1, 4}, {0, 0, 0, 0}));
+  b.Node("MatMul", {"x", "W"}, {"h"}, "mm");
+  b.Node("Transpose", {"h"}, {"hT"}, "t1");
+  b.Node("ScatterND", {"hT", "idx", "zeros"}, {"sT"}, "inplace");
+  b.Node("Transpose", {"sT"}, {"s"}, "t2");
+  b.Node("MatMul", {"s", "W2"}, {"y0"}, "mm2");
+  b.Node("Transpose", {"y0"}, {"y0T"}, "t3");
+  b.Node("ScatterND", {"y0T", "idx", "zeros"}, {"yT"}, "inplace2");
+  b.Node("Transpose", {"yT"}, {"y"}, "t4");
+  std::ofstream(tmp.path() / "model.onnx", std::ios::binary) << b.Serialize();
+  fs::create_directories(tmp.path() / "calib");
+  WriteNpy((tmp.path() / "calib" / "x.npy").string(), Uniform({16, 8}, 7));
+  for (const char* format : {"qoperator", "qdq"}) {
+    const fs::path out = tmp.path() / (std::string(format) + ".onnx");
+    const nlohmann::json c = {{"model", (tmp.path() / "model.onnx").string()},
+                              {"output", out.string()},
+                              {"calibration", {{"data", (tmp.path() / "calib").string()}, {"batch_size", 4}}},
+                              {"quantization", {{"format", format}}},
+                              {"validation", {{"gate", {{"min_sqnr_db", 25.0}}}}}};
+    std::ofstream(tmp.path() / "c.json") << c.dump();
+    const auto r = RunPtq("quantize --config " + (tmp.path() / "c.json").string() + " --quiet");
+    ASSERT_EQ(r.exit_code, 0) << format << ": " << r.output;
+    fs::create_directories(tmp.path() / "one");
+    WriteNpy((tmp.path() / "one" / "x.npy").string(), Uniform({4, 8}, 8));
+    const auto run = RunPtq("run " + out.string() + " --inputs " + (tmp.path() / "one").string() + " --outputs " +
+                            (tmp.path() / "out").string());
+    ASSERT_EQ(run.exit_code, 0) << run.output;
+    const Tensor y = ReadNpy((tmp.path() / "out" / "y.npy").string());
+    for (int i = 0; i < 4; ++i) EXPECT_EQ(y.data<float>()[i * 8], 0.0f) << format << " row " << i;
   }
 }
 
