@@ -26,10 +26,7 @@ class ScatterElements : public Kernel {
     const Tensor& data = ctx.required_input(0);
     const Tensor& indices = ctx.required_input(1);
     const Tensor& updates = ctx.required_input(2);
-    PTQ_ENFORCE(indices.dtype() == DataType::kInt64 || indices.dtype() == DataType::kInt32,
-                "input 'indices' must be int64 or int32, got ", DataTypeName(indices.dtype()));
-    PTQ_ENFORCE(updates.dtype() == data.dtype(), "input 'updates' is ", DataTypeName(updates.dtype()),
-                ", input 'data' is ", DataTypeName(data.dtype()));
+    CheckScatterInputs(data, indices, updates);
     const int64_t rank = data.rank();
     PTQ_ENFORCE(rank >= 1 && indices.rank() == rank && updates.shape() == indices.shape(), "inputs 'data' ",
                 ShapeToString(data.shape()), ", 'indices' ", ShapeToString(indices.shape()), " and 'updates' ",

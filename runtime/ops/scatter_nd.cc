@@ -21,10 +21,7 @@ class ScatterND : public Kernel {
     const Tensor& data = ctx.required_input(0);
     const Tensor& indices = ctx.required_input(1);
     const Tensor& updates = ctx.required_input(2);
-    PTQ_ENFORCE(indices.dtype() == DataType::kInt64 || indices.dtype() == DataType::kInt32,
-                "input 'indices' must be int64 or int32, got ", DataTypeName(indices.dtype()));
-    PTQ_ENFORCE(updates.dtype() == data.dtype(), "input 'updates' is ", DataTypeName(updates.dtype()),
-                ", input 'data' is ", DataTypeName(data.dtype()));
+    CheckScatterInputs(data, indices, updates);
     const int64_t r = data.rank();
     const int64_t q = indices.rank();
     PTQ_ENFORCE(r >= 1 && q >= 1, "inputs 'data' ", ShapeToString(data.shape()), " and 'indices' ",

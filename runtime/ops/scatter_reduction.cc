@@ -1,4 +1,4 @@
-// Scatter reductions: parsing the attribute and the typed element loops.
+// Scatter reductions: parsing the attribute, the shared input checks and the typed element loops.
 #include "runtime/ops/scatter_reduction.h"
 
 #include <cstring>
@@ -33,6 +33,13 @@ void ReduceElements(void* dst, const void* src, int64_t n) {
 }
 
 }  // namespace
+
+void CheckScatterInputs(const Tensor& data, const Tensor& indices, const Tensor& updates) {
+  PTQ_ENFORCE(indices.dtype() == DataType::kInt64 || indices.dtype() == DataType::kInt32,
+              "input 'indices' must be int64 or int32, got ", DataTypeName(indices.dtype()));
+  PTQ_ENFORCE(updates.dtype() == data.dtype(), "input 'updates' is ", DataTypeName(updates.dtype()),
+              ", input 'data' is ", DataTypeName(data.dtype()));
+}
 
 ScatterReduction ReadScatterReduction(const KernelInit& init) {
   const std::string r = init.attrs->GetString("reduction", "none");

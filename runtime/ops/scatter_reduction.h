@@ -1,5 +1,5 @@
-// The reduction attribute shared by ScatterND and ScatterElements: how an update combines with the
-// element it lands on.
+// What ScatterND and ScatterElements share: the reduction attribute (how an update combines with the
+// element it lands on) and the input checks.
 #pragma once
 
 #include <cstdint>
@@ -20,6 +20,10 @@ enum class ScatterReduction {
 // Attribute 'reduction' (default "none"); throws an input error naming the value when it is unknown
 // or newer than the node's opset.
 ScatterReduction ReadScatterReduction(const KernelInit& init);
+
+// The input checks ScatterND and ScatterElements share: integer (int64/int32) indices, updates of the
+// data's type.
+void CheckScatterInputs(const Tensor& data, const Tensor& indices, const Tensor& updates);
 
 // dst[i] = reduction(dst[i], src[i]) for i < n, elements of one type.
 using ScatterFn = void (*)(void* dst, const void* src, int64_t n);
