@@ -127,8 +127,8 @@ FallbackOutcome AutoFallback(const Graph& float_model, const GateConfig& gate, i
   return out;
 }
 
-double MedianRunSeconds(std::shared_ptr<const Graph> model, const std::map<std::string, Tensor>& batch) {
-  Session session(std::move(model));
+double MedianRunSeconds(const std::shared_ptr<const Graph>& model, const std::map<std::string, Tensor>& batch) {
+  Session session(model);
   session.Run(batch);
   std::vector<double> t;
   for (int i = 0; i < 3; ++i) {

@@ -22,12 +22,13 @@
 
 namespace ptq {
 
-// One quantized model the search holds: its options (exclusions), the model, the rewrite's record and
-// its validation (per layer).
+// One quantized model the search holds: its options (exclusions), the model, the rewrite's record,
+// the runtime graph it was validated with, and its validation (per layer).
 struct FallbackCandidate {
   QuantizationOptions options;
   onnx::ModelProto model;
   RewriteInfo info;
+  std::shared_ptr<const Graph> graph;  // set by the measure step
   ValidationResult result;
 };
 
@@ -69,7 +70,7 @@ FallbackOutcome AutoFallback(const Graph& float_model, const GateConfig& gate, i
 std::optional<double> Top1Drop(const ValidationResult& r);
 
 // The median wall time of running `model` on `batch` (one warm-up run, then 3), in seconds.
-double MedianRunSeconds(std::shared_ptr<const Graph> model, const std::map<std::string, Tensor>& batch);
+double MedianRunSeconds(const std::shared_ptr<const Graph>& model, const std::map<std::string, Tensor>& batch);
 
 // The report's "fallback" object: budget, runs, met, stopped, the start figures, the kept nodes with
 // what each step bought, and the cost (int8 bytes and median run seconds before and after).

@@ -130,9 +130,9 @@ int QuantizeCommand(int argc, char** argv) {
   Tensor labels;
   if (!val.labels.empty()) labels = ReadNpy(val.labels);
   const auto measure = [&](FallbackCandidate* c) {
-    const Graph g = GraphFromModel(c->model, ModelFolder(config), "quantized model");
+    c->graph = std::make_shared<const Graph>(GraphFromModel(c->model, ModelFolder(config), "quantized model"));
     Batches batches{SampleReader::Open(float_graph, data, vo)};
-    c->result = Validate(float_graph, g, c->info.twins, batches.source(), val.labels.empty() ? nullptr : &labels, true);
+    c->result = Validate(float_graph, *c->graph, c->info.twins, batches.source(), val.labels.empty() ? nullptr : &labels, true);
     AttachReaders(c->info, &c->result);
   };
   measure(&chosen);
@@ -151,13 +151,10 @@ int QuantizeCommand(int argc, char** argv) {
     int64_t n = 0;
     SampleReader::Open(float_graph, data, vo).Next(&batch, &n);
     const int64_t bytes_before = static_cast<int64_t>(chosen.model.ByteSizeLong());
-    const auto time_model = [&](const onnx::ModelProto& m) {
-      return MedianRunSeconds(std::make_shared<const Graph>(GraphFromModel(m, ModelFolder(config), "quantized model")), batch);
-    };
-    const double seconds_before = time_model(chosen.model);
+    const double seconds_before = MedianRunSeconds(chosen.graph, batch);
     FallbackOutcome fb = AutoFallback(float_graph, val.gate, rc.fallback_budget, std::move(chosen), rewrite, measure);
     chosen = std::move(fb.final);
-    const double seconds_after = time_model(chosen.model);
+    const double seconds_after = MedianRunSeconds(chosen.graph, batch);
     fallback = FallbackJson(fb, bytes_before, static_cast<int64_t>(chosen.model.ByteSizeLong()), seconds_before, seconds_after);
     if (!quiet) {
       std::cerr << "ptq: fallback: " << fb.kept.size() << " step(s) after " << fb.runs << " model(s): " << fb.stopped << "\n";
@@ -166,7 +163,7 @@ int QuantizeCommand(int argc, char** argv) {
   const onnx::ModelProto& q = chosen.model;
   const RewriteInfo& info = chosen.info;
   const ValidationResult& result = chosen.result;
-  const Graph int8_graph = GraphFromModel(q, ModelFolder(config), "quantized model");
+  const Graph& int8_graph = *chosen.graph;
 
   // What keeping each of the worst layers' tensors float buys.
   std::vector<Recovery> recovery;

@@ -8,6 +8,7 @@
 #include <random>
 #include <string>
 
+#include "report/error_metrics.h"
 #include "rewrite/rewriter.h"
 #include "runtime/graph.h"
 #include "runtime/quant_math.h"
@@ -44,14 +45,11 @@ std::vector<Tensor> RunModel(const onnx::ModelProto& model, const Tensor& x) {
   return s.Run({{"x", x}});
 }
 
+// SQNR of `got` against `ref` (float tensors of one size), as the report measures it.
 double SqnrDb(const Tensor& ref, const Tensor& got) {
-  double s = 0, e = 0;
-  for (int64_t i = 0; i < ref.size(); ++i) {
-    const double r = ref.data<float>()[i], d = r - got.data<float>()[i];
-    s += r * r;
-    e += d * d;
-  }
-  return 10 * std::log10(s / e);
+  ErrorMetrics m;
+  m.Add(ref.data<float>(), got.data<float>(), ref.size());
+  return m.sqnr_db();
 }
 
 const onnx::TensorProto* FindInitializer(const onnx::ModelProto& m, const std::string& name) {
