@@ -37,6 +37,9 @@ struct CalibrationResult {
   // largest shape, for opset conversion and shape inference of exports whose shapes static inference
   // cannot find (a Softmax may read a tensor no quantized op touches).
   std::map<std::string, ObservedTensor> observed;
+  // quantization.smoothquant: the factors the float model was smoothed with before this calibration
+  // (the table's 'smoothing'; the tensors above are those of the smoothed model).
+  SmoothingFactorMap smoothing;
   int64_t samples = 0;
 };
 

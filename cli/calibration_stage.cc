@@ -7,9 +7,15 @@
 #include <chrono>
 #include <cstdio>
 #include <iostream>
+#include <map>
+#include <set>
 
 #include "calibrate/calibration_table.h"
 #include "calibrate/calibration_warnings.h"
+#include "calibrate/channel_absmax.h"
+#include "calibrate/channel_means.h"
+#include "cli/prepared_model.h"
+#include "rewrite/smooth_matmul_inputs.h"
 #include "runtime/file_util.h"
 #include "runtime/model_cleanup.h"
 #include "runtime/sha256.h"
@@ -24,12 +30,33 @@ double ProcessCpuSeconds() {
   return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
 }
 
+// quantization.smoothquant: a first pass over the samples for each candidate activation's channel
+// maxima, then the factors (SmoothingFactors). Empty when smoothquant is off or MatMul is not quantized.
+SmoothingFactorMap SmoothQuantFactors(const ConfigFile& config, const CalibrationConfig& cal, const SampleOptions& options,
+                                      bool quiet) {
+  const QuantizationOptions& q = cal.options.quant;
+  if (!q.smoothquant || !q.quantizes("MatMul")) return {};
+  const PreparedModel p = PrepareFloatModel(config.model, q, {});
+  std::set<std::string> tensors;
+  for (const auto& [x, readers] : SmoothingCandidates(p.model)) tensors.insert(x);
+  if (tensors.empty()) return {};
+  if (!quiet) std::cerr << "ptq: smoothquant: measuring the channel maxima of " << tensors.size() << " MatMul input(s)\n";
+  std::map<std::string, std::vector<float>> absmax;
+  {
+    const Graph graph = GraphFromModel(p.model, p.dir, config.model);
+    SampleReader reader = SampleReader::Open(graph, cal.data, options);
+    absmax = CollectChannelAbsMax(graph, reader, tensors);
+  }
+  return SmoothingFactors(p.model, p.dir, absmax, q.smoothquant_alpha);
+}
+
 }  // namespace
 
 CalibrationStage RunCalibrationStage(const ConfigFile& config, const CalibrationConfig& cal,
                                      const SampleOptions& options, const std::string& shard, bool quiet) {
   if (cal.data.empty()) ThrowUsageError("'calibration.data' is required to calibrate");
-  const Graph graph = LoadCleanGraph(config.model);  // the graph the rewrite will see
+  const SmoothingFactorMap smoothing = SmoothQuantFactors(config, cal, options, quiet);
+  const Graph graph = LoadPreparedGraph(config.model, cal.options.quant, smoothing);  // the graph the rewrite will see
   SampleReader reader = SampleReader::Open(graph, cal.data, options);
   const bool show = !quiet && ::isatty(2);
   const auto t0 = std::chrono::steady_clock::now();
@@ -52,6 +79,13 @@ CalibrationStage RunCalibrationStage(const ConfigFile& config, const Calibration
   stage.cpu_seconds = ProcessCpuSeconds() - cpu0;
   if (show) std::fprintf(stderr, "\n");
   ChooseQuantization(graph, cal.options, &result);
+  result.smoothing = smoothing;
+  if (cal.options.quant.bias_correction) {
+    // Bias correction's channel means need the chosen parameters: a second pass over the same samples.
+    if (!quiet) std::cerr << "ptq: bias correction: measuring channel means (a second pass over the samples)\n";
+    SampleReader again = SampleReader::Open(graph, cal.data, options);
+    CollectChannelMeans(graph, again, cal.options, &result);
+  }
   if (!quiet) {
     for (const std::string& w : reader.warnings()) std::cerr << "ptq: warning: " << w << "\n";
     for (const std::string& w : CalibrationWarnings(result)) std::cerr << "ptq: warning: " << w << "\n";

@@ -9,6 +9,7 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/config_file.h"
+#include "cli/prepared_model.h"
 #include "runtime/file_util.h"
 #include "runtime/graph.h"
 #include "runtime/model_cleanup.h"
@@ -99,7 +100,7 @@ int MergeStatsCommand(int argc, char** argv) {
     MergeCalibrationResults(&merged, p, r, pi, paths[i]);
   }
   CheckShardsCoverTheData(paths, shards);
-  const Graph graph = LoadCleanGraph(config.model);
+  const Graph graph = LoadPreparedGraph(config.model, cal.options.quant, merged.smoothing);  // the weights the shards quantized
   ChooseQuantization(graph, cal.options, &merged);
   p.shard = "";
   const std::string out = args.Require("out");

@@ -14,6 +14,7 @@
 #include "cli/commands.h"
 #include "cli/config_file.h"
 #include "cli/effective_config.h"
+#include "cli/prepared_model.h"
 #include "report/html_report.h"
 #include "report/keep_float.h"
 #include "report/report_json.h"
@@ -73,6 +74,26 @@ void AttachReaders(const RewriteInfo& info, ValidationResult* result) {
   }
 }
 
+// What the methods beyond plain calibration did (quantization.bias_correction, ...).
+nlohmann::json MethodsJson(const QuantizationOptions& rc, const RewriteInfo& info) {
+  nlohmann::json m = {{"bias_correction", rc.bias_correction},
+                      {"cross_layer_equalization", rc.cross_layer_equalization},
+                      {"smoothquant", rc.smoothquant}};
+  if (rc.smoothquant) {
+    m["smoothquant_alpha"] = rc.smoothquant_alpha;
+    m["smoothed_activations"] = info.smoothed.size();
+    int multiplied = 0;  // smoothed through a new Mul rather than folded into the producer
+    for (const auto& [x, read] : info.smoothed) multiplied += x != read;
+    m["smoothing_mul_nodes"] = multiplied;
+  }
+  if (rc.cross_layer_equalization) m["equalized_pairs"] = info.equalized_pairs;
+  if (rc.bias_correction) {
+    m["bias_corrected"] = info.bias_corrected.size();
+    m["bias_not_corrected"] = info.bias_not_corrected;
+  }
+  return m;
+}
+
 }  // namespace
 
 int QuantizeCommand(int argc, char** argv) {
@@ -120,11 +141,19 @@ int QuantizeCommand(int argc, char** argv) {
   if (!quiet) {
     for (const auto& s : chosen.info.skipped) std::cerr << "ptq: note: stays float: " << s << "\n";
     for (const auto& w : chosen.info.warnings) std::cerr << "ptq: warning: " << w << "\n";
+    if (rc.bias_correction) {
+      std::cerr << "ptq: bias correction: " << chosen.info.bias_corrected.size() << " node(s) corrected, "
+                << chosen.info.bias_not_corrected.size() << " not\n";
+    }
   }
 
   const std::string data = val.data.empty() ? cal.data : val.data;
   Stage(quiet, 3, "validating on " + data);
-  const Graph float_graph = LoadGraph(config.model);
+  // The float reference: the input model, or with cross-layer equalization or SmoothQuant the equalized
+  // and smoothed model the int8 model was made from (equal in float up to rounding; its tensors are what
+  // the int8 tensors stand for).
+  const bool prepared = rc.cross_layer_equalization || !table.smoothing.empty();
+  const Graph float_graph = prepared ? LoadPreparedGraph(config.model, rc, table.smoothing) : LoadGraph(config.model);
   SampleOptions vo;
   vo.batch_size = cal.batch_size;
   Tensor labels;
@@ -208,7 +237,8 @@ int QuantizeCommand(int argc, char** argv) {
                                {"quantization_format", rc.format == QuantFormat::kQdq ? "qdq" : "qoperator"},
                                {"calibration_samples", calib.samples},
                                {"validation_samples", result.samples},
-                               {"validation_data", data}};
+                               {"validation_data", data},
+                               {"methods", MethodsJson(rc, info)}};
   nlohmann::json model_info = {{"float_bytes", fs::file_size(config.model)},
                                {"int8_bytes", q_bytes.size()},
                                {"op_counts", info.op_counts},

@@ -57,10 +57,16 @@ class QdqInserter {
   }
 
   // int32 bias round(b / (x_scale * w_scale)) + DQ with that scale (axis 0). Returns the DQ output.
-  std::string Bias(const std::string& b, const std::string& x, const TensorQuant& qw) {
+  // `shift` (bias correction, may be empty) is subtracted from the float bias first.
+  std::string Bias(const std::string& b, const std::string& x, const TensorQuant& qw, const std::vector<float>& shift) {
     const TensorQuant& qx = plan_.params.at(Original(x));
-    const Tensor bias = g_->InitializerValue(b);
+    Tensor bias = g_->InitializerValue(b);
     PTQ_ENFORCE(bias.dtype() == DataType::kFloat && bias.rank() == 1, "bias '", b, "' must be a float vector");
+    if (!shift.empty()) {
+      PTQ_ENFORCE(static_cast<int64_t>(shift.size()) == bias.size(), "bias '", b, "': ", shift.size(), " corrections for ",
+                  bias.size(), " channels");
+      for (int64_t c = 0; c < bias.size(); ++c) bias.data<float>()[c] -= shift[static_cast<size_t>(c)];
+    }
     const std::string bq = g_->NewName(b + "/quantized");
     g_->AddInitializer(bq, QuantizeBiasTensor(bias, qx.scales[0], qw.scales));
     TensorQuant qb;
@@ -102,14 +108,22 @@ bool InsertQdq(RewriteGraph* g, const QuantPlan& plan) {
       switch (nq.inputs[k]) {
         case InputRole::kActivation: g->SetInput(index, slot, ins.Activation(node.input(slot))); break;
         case InputRole::kWeight: g->SetInput(index, slot, ins.Weight(node.input(slot), nq.weight)); break;
-        case InputRole::kBias: g->SetInput(index, slot, ins.Bias(node.input(slot), node.input(0), nq.weight)); break;
+        case InputRole::kBias:
+          g->SetInput(index, slot, ins.Bias(node.input(slot), node.input(0), nq.weight, nq.bias_shift));
+          break;
         case InputRole::kFloat: break;
       }
     }
     if (nq.bias_add >= 0) {
       const onnx::NodeProto add = g->node(nq.bias_add);
       const int bias_slot = add.input(0) == node.output(0) ? 1 : 0;
-      g->SetInput(nq.bias_add, bias_slot, ins.Bias(add.input(bias_slot), node.input(0), nq.weight));
+      g->SetInput(nq.bias_add, bias_slot, ins.Bias(add.input(bias_slot), node.input(0), nq.weight, nq.bias_shift));
+    }
+    if (!nq.bias_shift.empty() && node.op_type() == "Conv" && (node.input_size() < 3 || node.input(2).empty())) {
+      // Bias correction of a Conv without a bias: a zero bias to correct.
+      const std::string b = g->NewName(node.name() + "/bias");
+      g->AddInitializer(b, Tensor(DataType::kFloat, {static_cast<int64_t>(nq.bias_shift.size())}));
+      g->AddInput(index, ins.Bias(b, node.input(0), nq.weight, nq.bias_shift));
     }
     if (nq.fused_clamp >= 0) {  // the Relu's or Clip's output is now written by the node (or its bias Add)
       const std::string relu_output = g->node(nq.fused_clamp).output(0);

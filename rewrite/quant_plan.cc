@@ -6,6 +6,7 @@
 #include <optional>
 #include <set>
 
+#include "rewrite/bias_correction.h"
 #include "rewrite/plan_weights.h"
 #include "runtime/attention_pattern.h"
 #include "runtime/error.h"
@@ -240,6 +241,25 @@ std::string WhyNoActivationParams(const std::map<std::string, TensorQuant>& para
   return "its input '" + t + "' has " + std::to_string(q->scales.size()) + " scales in the table; an activation needs one";
 }
 
+// Sets nq->bias_shift for node n (bias correction), or returns why it cannot be corrected. The means
+// in the table were measured with the table's parameters of the input: they must be the ones used.
+std::string BiasCorrection(const RewriteGraph& g, const onnx::NodeProto& n, const QuantTable& table,
+                           const std::map<std::string, TensorQuant>& params, const std::string& bias, NodeQuant* nq) {
+  const TensorQuant* measured = Lookup(table.tensors, n.input(0));
+  const TensorQuant& used = params.at(n.input(0));
+  if (!measured || measured->float_mean.empty()) {
+    return "the calibration table has no channel means of its input '" + n.input(0) + "' (a merged table, or a table made "
+           "without quantization.bias_correction)";
+  }
+  if (measured->scales != used.scales || measured->zero_points != used.zero_points || measured->dtype != used.dtype) {
+    return "its input '" + n.input(0) + "' is quantized with other parameters than those its channel means were measured with";
+  }
+  if (bias.empty() && n.op_type() != "Conv") return "it has no bias to correct";
+  nq->bias_shift = BiasShift(g, n, *measured, nq->weight);
+  if (nq->bias_shift.empty()) return "its input's channel means are not along the axis it reads as channels";
+  return "";
+}
+
 }  // namespace
 
 QuantPlan MakeQuantPlan(const RewriteGraph& g, const onnx::ModelProto& model, const QuantTable& table,
@@ -358,6 +378,10 @@ QuantPlan MakeQuantPlan(const RewriteGraph& g, const onnx::ModelProto& model, co
     if (!bias.empty()) {
       const std::string w = FitBiasInInt32(g, bias, plan.params.at(n.input(0)).scales[0], n.name(), n.input(1), &nq.weight);
       if (!w.empty()) plan.warnings.push_back(w);
+    }
+    if (config.bias_correction && nq.inputs[1] == InputRole::kWeight) {
+      const std::string why = BiasCorrection(g, n, table, plan.params, bias, &nq);
+      (why.empty() ? plan.bias_corrected : plan.bias_not_corrected).push_back(why.empty() ? n.name() : label + ": " + why);
     }
     plan.nodes[i] = nq;
   }

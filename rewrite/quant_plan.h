@@ -25,6 +25,9 @@ struct NodeQuant {
   int fused_clamp = -1;           // a Relu or Clip after the node (or its bias Add) that quantizing its
                                   // output does exactly (FindExactClamp): removed, `output` is its output
   std::string why;                // "matmul", "attention scores", "attention context", "conv", "embedding"
+  // quantization.bias_correction: subtracted from the bias (per output channel) before it is quantized
+  // (BiasShift, bias_correction.h); a Conv without a bias gets one. Empty: no correction.
+  std::vector<float> bias_shift;
 };
 
 struct QuantPlan {
@@ -32,6 +35,9 @@ struct QuantPlan {
   std::map<std::string, TensorQuant> params;    // activations (and the table's weights) to quantize
   std::vector<std::string> skipped;             // "node 'X' (MatMul): why it stays float"
   std::vector<std::string> warnings;            // e.g. weight scales raised so that an int32 bias fits
+  // quantization.bias_correction: the nodes whose bias was corrected, and those that could not be,
+  // with the reason ("node 'X' (MatMul): why").
+  std::vector<std::string> bias_corrected, bias_not_corrected;
   std::map<std::string, std::string> output_of; // quantized output tensor -> the node that writes it
   // Data-movement nodes that read their input's quantized form: their output's readers are all
   // integer nodes (or more such nodes), so the 8-bit tensor flows from one integer op to the next.

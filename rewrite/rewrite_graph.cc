@@ -141,6 +141,16 @@ void RewriteGraph::SetInput(int index, int k, const std::string& tensor) {
   if (!tensor.empty()) readers_[tensor].push_back(index);
 }
 
+void RewriteGraph::AddInput(int index, const std::string& tensor) {
+  onnx::NodeProto& n = nodes_[static_cast<size_t>(index)];
+  if (n.input_size() > 0 && n.input(n.input_size() - 1).empty()) {
+    SetInput(index, n.input_size() - 1, tensor);
+    return;
+  }
+  n.add_input(tensor);
+  if (!tensor.empty()) readers_[tensor].push_back(index);
+}
+
 void RewriteGraph::SetOutput(int index, int k, const std::string& tensor) {
   onnx::NodeProto& n = nodes_[static_cast<size_t>(index)];
   const auto it = producer_.find(n.output(k));

@@ -50,6 +50,7 @@ class RewriteGraph {
               const std::vector<std::string>& outputs, const std::string& name);
   void RemoveNode(int index);
   void SetInput(int index, int k, const std::string& tensor);
+  void AddInput(int index, const std::string& tensor);  // appended (an empty optional slot is filled)
   void SetOutput(int index, int k, const std::string& tensor);
   void SetIntAttribute(int index, const std::string& name, int64_t value);
   void CopyAttributes(int index, const onnx::NodeProto& from);

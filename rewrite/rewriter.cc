@@ -8,7 +8,9 @@
 #include <set>
 
 #include "rewrite/check_input_model.h"
+#include "rewrite/equalize_conv_pairs.h"
 #include "rewrite/passes.h"
+#include "rewrite/smooth_matmul_inputs.h"
 #include "rewrite/quant_plan.h"
 #include "rewrite/rewrite_graph.h"
 #include "runtime/error.h"
@@ -136,6 +138,9 @@ onnx::ModelProto RewriteModel(const onnx::ModelProto& input, const std::string& 
   onnx::ModelProto model = input;
   InlineExternalData(&model, model_dir);
   CleanUpModel(&model, model_dir);  // the graph calibration ran (runtime/model_cleanup.h)
+  // Equalized and smoothed as calibration's model was (cli/prepared_model.h): the table describes that model.
+  const int pairs = config.cross_layer_equalization ? EqualizeConvPairs(&model, model_dir) : 0;
+  const std::map<std::string, std::string> smoothed = ApplySmoothing(&model, model_dir, table0.smoothing);
   CheckInputModel(model, table0);
   const int64_t target = std::max<int64_t>({kMinOpset, config.opset, 0});
   const int64_t have = DefaultOpset(model);
@@ -164,6 +169,10 @@ onnx::ModelProto RewriteModel(const onnx::ModelProto& input, const std::string& 
   if (info) {
     info->skipped = plan.skipped;
     info->warnings = plan.warnings;
+    info->bias_corrected = plan.bias_corrected;
+    info->equalized_pairs = pairs;
+    info->smoothed = smoothed;
+    info->bias_not_corrected = plan.bias_not_corrected;
     info->quantized_by = plan.output_of;
     std::set<std::string> produced;
     for (const auto& n : out.graph().node()) produced.insert(n.output().begin(), n.output().end());

@@ -29,6 +29,10 @@ struct RewriteInfo {
   // Who reads each tensor an integer node reads, by the float model's node names: the 8-bit tensor,
   // the float original, or (QOperator, when the producer writes only 8 bits) its dequantized values.
   std::map<std::string, TensorReaders> readers;
+  // quantization.bias_correction: nodes whose bias was corrected; those that could not be, with why.
+  std::vector<std::string> bias_corrected, bias_not_corrected;
+  int equalized_pairs = 0;                       // quantization.cross_layer_equalization
+  std::map<std::string, std::string> smoothed;   // the table's smoothing: activation -> what its MatMuls read
 };
 
 // Rewrites `model` (loaded from a file in `model_dir`). Refuses (input error) a model that already

@@ -85,6 +85,21 @@ TensorQuant ParseTableEntry(const nlohmann::json& e, const std::string& where) {
     if (!(s > 0.0f) || !std::isfinite(s)) ThrowInputError(where, ": scale ", s, " is not a positive finite number");
   }
   if (q.scales.size() > 1 && q.axis < 0) ThrowInputError(where, ": several scales need an 'axis'");
+  if (e.contains("channel_means")) {
+    const nlohmann::json& m = e.at("channel_means");
+    const std::string w = where + ": channel_means";
+    q.mean_axis = JsonInteger(JsonField(m, "axis", w), "axis", w, 0, static_cast<int64_t>(q.shape.size()) - 1);
+    q.float_mean = JsonFloatList(m, "float", w);
+    q.quantized_mean = JsonFloatList(m, "quantized", w);
+    if (q.float_mean.size() != q.quantized_mean.size() ||
+        static_cast<int64_t>(q.float_mean.size()) != q.shape[static_cast<size_t>(q.mean_axis)]) {
+      ThrowInputError(w, ": 'float' and 'quantized' need one mean per channel along axis ", q.mean_axis, " of shape ",
+                      ShapeToString(q.shape));
+    }
+    for (size_t c = 0; c < q.float_mean.size(); ++c) {
+      if (!std::isfinite(q.float_mean[c]) || !std::isfinite(q.quantized_mean[c])) ThrowInputError(w, ": mean of channel ", c, " is not finite");
+    }
+  }
   if (q.scales.size() > 1 && static_cast<int64_t>(q.scales.size()) != q.shape[static_cast<size_t>(q.axis)]) {
     ThrowInputError(where, ": ", q.scales.size(), " scales along axis ", q.axis, " of shape ", ShapeToString(q.shape),
                     " (one per channel expected)");
@@ -99,6 +114,9 @@ nlohmann::json TableEntryJson(const TensorQuant& q) {
                       {"zero_point", q.zero_points},
                       {"shape", q.shape}};
   if (q.axis >= 0) e["axis"] = q.axis;
+  if (!q.float_mean.empty()) {
+    e["channel_means"] = {{"axis", q.mean_axis}, {"float", q.float_mean}, {"quantized", q.quantized_mean}};
+  }
   return e;
 }
 
@@ -142,7 +160,26 @@ QuantTable ParseQuantTable(const std::string& text, const std::string& path) {
   if (!tensors.is_object()) ThrowInputError(path, ": field 'tensors' must be an object, got ", JsonTypeName(tensors));
   for (const auto& [name, e] : tensors.items()) t.tensors[name] = ParseTableEntry(e, path + ": tensor '" + name + "'");
   t.observed = ParseTableObserved(j, path);
+  t.smoothing = ParseTableSmoothing(j, path);
   return t;
+}
+
+SmoothingFactorMap ParseTableSmoothing(const nlohmann::json& j, const std::string& where) {
+  SmoothingFactorMap out;
+  if (!j.is_object() || !j.contains("smoothing")) return out;
+  const nlohmann::json& s = j.at("smoothing");
+  if (!s.is_object()) ThrowInputError(where, ": field 'smoothing' must be an object, got ", JsonTypeName(s));
+  for (const auto& [name, v] : s.items()) {
+    const std::string w = where + ": smoothing of '" + name + "'";
+    if (!v.is_array() || v.empty()) ThrowInputError(w, ": expected a non-empty list of factors");
+    std::vector<float>& f = out[name];
+    for (const auto& x : v) {
+      if (!x.is_number()) ThrowInputError(w, ": factors must be numbers, got ", JsonTypeName(x));
+      f.push_back(x.get<float>());
+      if (!(f.back() > 0.0f) || !std::isfinite(f.back())) ThrowInputError(w, ": factor ", f.back(), " is not a positive finite number");
+    }
+  }
+  return out;
 }
 
 }  // namespace ptq

@@ -27,6 +27,11 @@ struct TensorQuant {
   std::vector<int32_t> zero_points;
   int64_t axis = -1;                  // -1: per tensor
   Shape shape;                        // the largest shape calibration saw (a weight: its shape)
+  // An activation's channel means for bias correction (calibrate/channel_means.h): along `mean_axis`,
+  // the mean of its float values and of its quantized-then-dequantized values (these parameters).
+  // Empty: not measured (bias correction off, or a merged table).
+  int64_t mean_axis = -1;
+  std::vector<float> float_mean, quantized_mean;
   bool per_tensor() const { return scales.size() == 1; }
 };
 
@@ -61,11 +66,17 @@ struct ObservedTensor {
 // table has none (tables of earlier versions of ptq). Entries are {"dtype": "float32", "shape": [...]}.
 std::map<std::string, ObservedTensor> ParseTableObserved(const nlohmann::json& table, const std::string& where);
 nlohmann::json ObservedJson(const std::map<std::string, ObservedTensor>& observed);
+// The table's 'smoothing' (quantization.smoothquant): activation name -> its per-channel SmoothQuant
+// factors (positive, finite), which the float model is smoothed with before its tensors mean what the
+// table says (rewrite/smooth_matmul_inputs.h). Empty when the table has none.
+using SmoothingFactorMap = std::map<std::string, std::vector<float>>;
+SmoothingFactorMap ParseTableSmoothing(const nlohmann::json& table, const std::string& where);
 
 // The table as the rewrite reads it.
 struct QuantTable {
   std::map<std::string, TensorQuant> tensors;
   std::map<std::string, ObservedTensor> observed;  // every tensor of the calibration run (ParseTableObserved)
+  SmoothingFactorMap smoothing;                    // ParseTableSmoothing
   std::string model_sha256, config_sha256;
   std::string file_sha256;  // of the table file itself (recorded in the model's metadata)
 };

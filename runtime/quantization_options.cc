@@ -86,7 +86,7 @@ QuantizationOptions ParseQuantizationOptions(const nlohmann::json& config) {
   if (!config.contains("quantization")) return c;
   JsonSection q(config.at("quantization"), "quantization",
                 {"format", "activations", "weights", "op_types", "attention", "exclude_nodes", "overrides", "opset", "fallback",
-                 "fallback_budget"});
+                 "fallback_budget", "bias_correction", "cross_layer_equalization", "smoothquant", "smoothquant_alpha"});
   c.format = q.GetChoice("format", "qoperator", {"qoperator", "qdq"}) == "qdq" ? QuantFormat::kQdq : QuantFormat::kQOperator;
   if (q.Has("activations")) {
     JsonSection a(q.Get("activations"), "quantization.activations", {"dtype", "symmetric", "reduce_range"});
@@ -129,6 +129,13 @@ QuantizationOptions ParseQuantizationOptions(const nlohmann::json& config) {
   if (c.opset != 0 && c.opset < 13) ThrowUsageError("'quantization.opset' must be 13 or higher, got ", c.opset);
   c.fallback_auto = q.GetChoice("fallback", "none", {"none", "auto"}) == "auto";
   c.fallback_budget = q.GetInt("fallback_budget", 12, 1);
+  c.bias_correction = q.GetBool("bias_correction", c.bias_correction);
+  c.cross_layer_equalization = q.GetBool("cross_layer_equalization", c.cross_layer_equalization);
+  c.smoothquant = q.GetBool("smoothquant", c.smoothquant);
+  c.smoothquant_alpha = q.GetNumber("smoothquant_alpha", c.smoothquant_alpha);
+  if (!(c.smoothquant_alpha >= 0 && c.smoothquant_alpha <= 1)) {
+    ThrowUsageError("'quantization.smoothquant_alpha' is a number in [0, 1], got ", c.smoothquant_alpha);
+  }
   return c;
 }
 

@@ -42,6 +42,17 @@ struct QuantizationOptions {
   // measuring at most `fallback_budget` candidate models (validation runs).
   bool fallback_auto = false;
   int64_t fallback_budget = 12;
+  // Methods beyond plain min/max-style calibration (README "Methods beyond the baseline"):
+  // bias correction folds each output channel's expected quantization shift (measured on the
+  // calibration data, calibrate/channel_means.h) into the bias of Conv, MatMul and Gemm;
+  bool bias_correction = false;
+  // cross-layer equalization rescales Conv -> [Relu] -> Conv pairs so that each channel's weight ranges
+  // match (rewrite/equalize_conv_pairs.cc; exact in float);
+  bool cross_layer_equalization = false;
+  // SmoothQuant moves a per-channel factor max|x|^alpha / max|w|^(1 - alpha) from a MatMul's
+  // activation into its weight (rewrite/smooth_matmul_inputs.cc; float readers keep the float values).
+  bool smoothquant = false;
+  double smoothquant_alpha = 0.5;
 
   // The integer range of activations: the dtype's, halved with reduce_range.
   QuantRange activation_range() const { return QuantRangeOf(activation_dtype, reduce_range); }

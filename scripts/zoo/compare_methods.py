@@ -1,9 +1,11 @@
 #!/usr/bin/python3
-"""Compares calibration methods on zoo models: ptq quantize (QOperator, calibration.method=M, everything else
-default) per (method, model), then the worst output SQNR from the report and the task metric of the int8
+"""Compares calibration methods and quantization methods on zoo models: ptq quantize (QOperator,
+calibration.method=M, everything else default) per (variant, model), where a variant is a range method
+followed by quantization switches turned on, joined by '+' (e.g. mse+bias_correction+smoothquant; the
+quantization keys of configs/README.md), then the worst output SQNR from the report and the task metric of the int8
 outputs, beside the baseline's SQNR cached by run_zoo.py. Resumable: a finished (method, model) is reused.
 Work files: $PTQ_ZOO_DIR/methods/<method>/<model>/. Prints a Markdown table.
-    /usr/bin/python3 scripts/zoo/compare_methods.py --ptq build/ptq [--methods minmax,percentile,mse] [--models a,b]"""
+    /usr/bin/python3 scripts/zoo/compare_methods.py --ptq build/ptq [--methods minmax,mse,mse+bias_correction] [--models a,b]"""
 import argparse
 import json
 import os
@@ -30,8 +32,10 @@ def run_one(ptq, method, model, threads):
     os.makedirs(w, exist_ok=True)
     meta = read_json(os.path.join(md, "meta.json"))
     # batch 8 where the model's batch axis is free (ptq falls back to 1 where it is fixed)
+    range_method, *switches = method.split("+")
     cfg = {"model": os.path.join(md, "model.onnx"), "output": os.path.join(w, "model.int8.onnx"),
-           "calibration": {"data": os.path.join(md, "calib"), "method": method, "batch_size": 8},
+           "calibration": {"data": os.path.join(md, "calib"), "method": range_method, "batch_size": 8},
+           "quantization": {k: True for k in switches},
            "validation": {"data": os.path.join(md, "eval"), "report": os.path.join(w, "report.json")}}
     with open(os.path.join(w, "config.json"), "w") as f:
         json.dump(cfg, f, indent=1)
