@@ -24,7 +24,9 @@ CalibrationConfig ParseCalibrationConfig(const nlohmann::json& config, const std
   c.data = Resolve(config_dir, s.GetString("data", ""));
   c.max_samples = s.GetInt("max_samples", -1, 1);
   c.batch_size = s.GetInt("batch_size", 1, 1);
-  c.options.method = s.GetChoice("method", kDefaultRangeMethod, RangeMethodNames());
+  std::vector<std::string> methods = RangeMethodNames();
+  methods.push_back("auto");  // chosen per model by measurement (cli/auto_range_method.h)
+  c.options.method = s.GetChoice("method", kDefaultRangeMethod, methods);
   c.options.percentile = s.GetNumber("percentile", 99.999);
   if (!(c.options.percentile > 0 && c.options.percentile <= 100)) {
     ThrowUsageError("'calibration.percentile' must be in (0, 100], got ", c.options.percentile);

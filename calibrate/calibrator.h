@@ -69,8 +69,13 @@ CalibrationResult CollectStatistics(const Graph& graph, SampleReader& samples, c
                                     const std::function<void(int64_t, int64_t)>& progress = nullptr,
                                     const CollectOptions& collect = CollectOptions());
 
+// True when `tensor` is a pooled summary: written by GlobalAveragePool, GlobalMaxPool, ReduceMean or
+// ReduceMax, possibly through ops that only rearrange values (Flatten, Reshape, Squeeze, ...).
+bool IsPooledSummary(const Graph& graph, const std::string& tensor);
+
 // Fills ranges, scales and zero points of every tensor from its histogram (activations) or values
-// (weights), through the range method and quant_math.h. Deterministic: same histograms, same result.
+// (weights), through the range method and quant_math.h; pooled summaries (IsPooledSummary) always take
+// the min/max range whatever the method. Deterministic: same histograms, same result.
 void ChooseQuantization(const Graph& graph, const CalibrationOptions& options, CalibrationResult* result);
 
 }  // namespace ptq

@@ -78,8 +78,18 @@ CalibrationStage RunCalibrationStage(const ConfigFile& config, const Calibration
   stage.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   stage.cpu_seconds = ProcessCpuSeconds() - cpu0;
   if (show) std::fprintf(stderr, "\n");
-  ChooseQuantization(graph, cal.options, &result);
   result.smoothing = smoothing;
+  if (cal.options.method == kAutoRangeMethod) {
+    stage.method_choice = ChooseRangeMethod(config, cal, graph, options, &result);
+    if (!quiet) {
+      std::cerr << "ptq: calibration method auto: " << stage.method_choice.chosen << " (worst output SQNR on "
+                << stage.method_choice.samples << " calibration samples:";
+      for (const auto& [m, db] : stage.method_choice.scores) std::cerr << " " << m << " " << db << " dB";
+      std::cerr << ")\n";
+    }
+  } else {
+    ChooseQuantization(graph, cal.options, &result);
+  }
   if (cal.options.quant.bias_correction) {
     // Bias correction's channel means need the chosen parameters: a second pass over the same samples.
     if (!quiet) std::cerr << "ptq: bias correction: measuring channel means (a second pass over the samples)\n";

@@ -5,6 +5,7 @@
 
 #include "calibrate/calibration_config.h"
 #include "calibrate/sample_reader.h"
+#include "cli/auto_range_method.h"
 #include "cli/config_file.h"
 
 namespace ptq {
@@ -15,6 +16,7 @@ struct CalibrationStage {
   size_t tensors = 0;
   double seconds = 0;      // the statistics pass, wall time
   double cpu_seconds = 0;  // the statistics pass, CPU time of all of ptq's threads
+  RangeMethodChoice method_choice;  // calibration.method "auto": what was measured and chosen (else empty)
 };
 
 // Runs the float model over cal.data with `options` (max_samples, batch_size, shard); with more than one

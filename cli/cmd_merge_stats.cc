@@ -7,6 +7,7 @@
 #include "calibrate/calibration_config.h"
 #include "calibrate/calibration_table.h"
 #include "cli/args.h"
+#include "cli/auto_range_method.h"
 #include "cli/commands.h"
 #include "cli/config_file.h"
 #include "cli/prepared_model.h"
@@ -101,7 +102,13 @@ int MergeStatsCommand(int argc, char** argv) {
   }
   CheckShardsCoverTheData(paths, shards);
   const Graph graph = LoadPreparedGraph(config.model, cal.options.quant, merged.smoothing);  // the weights the shards quantized
-  ChooseQuantization(graph, cal.options, &merged);
+  if (cal.options.method == kAutoRangeMethod) {
+    SampleOptions so;
+    so.batch_size = cal.batch_size;
+    ChooseRangeMethod(config, cal, graph, so, &merged);
+  } else {
+    ChooseQuantization(graph, cal.options, &merged);
+  }
   p.shard = "";
   const std::string out = args.Require("out");
   WriteFileAtomic(out, CalibrationTableToJson(merged, p).dump(1) + "\n");

@@ -74,6 +74,14 @@ void AttachReaders(const RewriteInfo& info, ValidationResult* result) {
   }
 }
 
+// calibration.method "auto": the candidates' scores and the choice (null otherwise).
+nlohmann::json MethodChoiceJson(const RangeMethodChoice& c) {
+  if (c.chosen.empty()) return nullptr;
+  nlohmann::json scores = nlohmann::json::object();
+  for (const auto& [m, db] : c.scores) scores[m] = std::isfinite(db) ? nlohmann::json(db) : nlohmann::json(nullptr);
+  return {{"chosen", c.chosen}, {"worst_output_sqnr_db", scores}, {"calibration_samples", c.samples}};
+}
+
 // What the methods beyond plain calibration did (quantization.bias_correction, ...).
 nlohmann::json MethodsJson(const QuantizationOptions& rc, const RewriteInfo& info) {
   nlohmann::json m = {{"bias_correction", rc.bias_correction},
@@ -234,6 +242,7 @@ int QuantizeCommand(int argc, char** argv) {
                                {"config_sha256", Sha256Hex(config.json.dump())},
                                {"table_sha256", Sha256Hex(calib.table)},
                                {"method", cal.options.method},
+                               {"method_choice", MethodChoiceJson(calib.method_choice)},
                                {"quantization_format", rc.format == QuantFormat::kQdq ? "qdq" : "qoperator"},
                                {"calibration_samples", calib.samples},
                                {"validation_samples", result.samples},

@@ -1,0 +1,57 @@
+// ChooseRangeMethod: candidate tables, their int8 models, and the measured choice.
+#include "cli/auto_range_method.h"
+
+#include <algorithm>
+#include <memory>
+
+#include "report/report_json.h"
+#include "report/validate.h"
+#include "rewrite/rewriter.h"
+#include "runtime/model_io.h"
+
+namespace ptq {
+
+const std::vector<std::string>& AutoRangeCandidates() {
+  static const std::vector<std::string> kCandidates = {"mse", "minmax"};
+  return kCandidates;
+}
+
+RangeMethodChoice ChooseRangeMethod(const ConfigFile& config, const CalibrationConfig& cal, const Graph& graph,
+                                    const SampleOptions& options, CalibrationResult* result) {
+  onnx::ModelProto proto;
+  LoadModelProto(config.model, &proto);
+  QuantizationOptions quant = cal.options.quant;
+  quant.bias_correction = false;  // the table has no channel means yet
+  SampleOptions so = options;
+  so.max_samples = so.max_samples < 0 ? kAutoRangeSamples : std::min(so.max_samples, kAutoRangeSamples);
+  RangeMethodChoice choice;
+  double best = 0;
+  for (const std::string& m : AutoRangeCandidates()) {
+    CalibrationResult r = *result;
+    CalibrationOptions o = cal.options;
+    o.method = m;
+    ChooseQuantization(graph, o, &r);
+    QuantTable table;
+    for (const auto& [name, t] : r.tensors) table.tensors[name] = t;
+    table.observed = r.observed;
+    table.smoothing = r.smoothing;
+    const onnx::ModelProto q = RewriteModel(proto, ModelFolder(config), table, quant, {}, nullptr);
+    const Graph int8 = GraphFromModel(q, ModelFolder(config), "the int8 model of calibration method " + m);
+    SampleReader reader = SampleReader::Open(graph, cal.data, so);
+    const BatchSource next = [&](std::map<std::string, Tensor>* b, int64_t* n) { return reader.Next(b, n); };
+    const ValidationResult v = Validate(graph, int8, {}, next, nullptr, false);
+    const double score = WorstOutputSqnr(v);
+    choice.scores.emplace_back(m, score);
+    choice.samples = v.samples;
+    if (choice.chosen.empty() || score > best) {
+      choice.chosen = m;
+      best = score;
+    }
+  }
+  CalibrationOptions o = cal.options;
+  o.method = choice.chosen;
+  ChooseQuantization(graph, o, result);
+  return choice;
+}
+
+}  // namespace ptq
