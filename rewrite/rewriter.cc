@@ -10,9 +10,9 @@
 #include "rewrite/check_input_model.h"
 #include "rewrite/equalize_conv_pairs.h"
 #include "rewrite/passes.h"
-#include "rewrite/smooth_matmul_inputs.h"
 #include "rewrite/quant_plan.h"
 #include "rewrite/rewrite_graph.h"
+#include "rewrite/smooth_matmul_inputs.h"
 #include "runtime/error.h"
 #include "runtime/model_cleanup.h"
 #include "runtime/tensor_proto.h"
@@ -170,9 +170,9 @@ onnx::ModelProto RewriteModel(const onnx::ModelProto& input, const std::string& 
     info->skipped = plan.skipped;
     info->warnings = plan.warnings;
     info->bias_corrected = plan.bias_corrected;
+    info->bias_not_corrected = plan.bias_not_corrected;
     info->equalized_pairs = pairs;
     info->smoothed = smoothed;
-    info->bias_not_corrected = plan.bias_not_corrected;
     info->quantized_by = plan.output_of;
     std::set<std::string> produced;
     for (const auto& n : out.graph().node()) produced.insert(n.output().begin(), n.output().end());
