@@ -6,6 +6,7 @@
 
 #include "calibrate/calibration_config.h"
 #include "calibrate/calibration_table.h"
+#include "calibrate/channel_means.h"
 #include "cli/args.h"
 #include "cli/auto_range_method.h"
 #include "cli/commands.h"
@@ -102,12 +103,19 @@ int MergeStatsCommand(int argc, char** argv) {
   }
   CheckShardsCoverTheData(paths, shards);
   const Graph graph = LoadPreparedGraph(config.model, cal.options.quant, merged.smoothing);  // the weights the shards quantized
+  SampleOptions so;  // all samples, as one run reads them
+  so.batch_size = cal.batch_size;
+  so.max_samples = cal.max_samples;
   if (cal.options.method == kAutoRangeMethod) {
-    SampleOptions so;
-    so.batch_size = cal.batch_size;
     ChooseRangeMethod(config, cal, graph, so, &merged);
   } else {
     ChooseQuantization(graph, cal.options, &merged);
+  }
+  if (cal.options.quant.bias_correction) {
+    // The shards' channel means were measured with their own parameters: measured again with the merged
+    // ones, in one float pass over all samples (no histograms), so the table is that of one run.
+    SampleReader reader = SampleReader::Open(graph, cal.data, so);
+    CollectChannelMeans(graph, reader, cal.options, &merged);
   }
   p.shard = "";
   const std::string out = args.Require("out");

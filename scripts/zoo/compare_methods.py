@@ -1,8 +1,8 @@
 #!/usr/bin/python3
 """Compares calibration methods and quantization methods on zoo models: ptq quantize (QOperator,
 calibration.method=M, everything else default) per (variant, model), where a variant is a range method
-followed by quantization switches turned on, joined by '+' (e.g. mse+bias_correction+smoothquant; the
-quantization keys of configs/README.md), then the worst output SQNR from the report and the task metric of the int8
+followed by quantization switches joined by '+', each turned on, or off with a no_ prefix (e.g.
+mse+no_bias_correction+smoothquant; the quantization keys of configs/README.md), then the worst output SQNR from the report and the task metric of the int8
 outputs, beside the baseline's SQNR cached by run_zoo.py. Resumable: a finished (method, model) is reused.
 Work files: $PTQ_ZOO_DIR/methods/<method>/<model>/. Prints a Markdown table.
     /usr/bin/python3 scripts/zoo/compare_methods.py --ptq build/ptq [--methods minmax,mse,mse+bias_correction] [--models a,b]"""
@@ -35,7 +35,7 @@ def run_one(ptq, method, model, threads):
     range_method, *switches = method.split("+")
     cfg = {"model": os.path.join(md, "model.onnx"), "output": os.path.join(w, "model.int8.onnx"),
            "calibration": {"data": os.path.join(md, "calib"), "method": range_method, "batch_size": 8},
-           "quantization": {k: True for k in switches},
+           "quantization": {k[3:] if k.startswith("no_") else k: not k.startswith("no_") for k in switches},
            "validation": {"data": os.path.join(md, "eval"), "report": os.path.join(w, "report.json")}}
     with open(os.path.join(w, "config.json"), "w") as f:
         json.dump(cfg, f, indent=1)
