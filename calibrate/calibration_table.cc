@@ -31,7 +31,8 @@ nlohmann::json CalibrationTableToJson(const CalibrationResult& r, const TablePro
           {"samples", r.samples},
           {"tensors", tensors},
           {"observed", ObservedJson(r.observed)},
-          {"smoothing", r.smoothing}};
+          {"smoothing", r.smoothing},
+          {"cross_layer_equalization", r.equalized}};
 }
 
 CalibrationResult CalibrationTableFromJson(const nlohmann::json& j, const std::string& where, TableProvenance* p) {
@@ -73,6 +74,7 @@ CalibrationResult CalibrationTableFromJson(const nlohmann::json& j, const std::s
   }
   r.observed = ParseTableObserved(j, where);
   r.smoothing = ParseTableSmoothing(j, where);
+  r.equalized = ParseTableEqualized(j, where);
   return r;
 }
 
@@ -85,6 +87,7 @@ void MergeCalibrationResults(CalibrationResult* a, const TableProvenance& pa, co
   if (pa.model_digest != pb.model_digest) ThrowInputError(where_b, ": calibrated on a different model (sha256 differs)");
   if (pa.config_digest != pb.config_digest) ThrowInputError(where_b, ": calibrated with a different config (sha256 differs)");
   if (a->tensors.size() != b.tensors.size()) ThrowInputError(where_b, ": the tables list different tensors");
+  if (a->equalized != b.equalized) ThrowInputError(where_b, ": one table was calibrated on the equalized model, the other not");
   if (!a->smoothing.empty() || !b.smoothing.empty()) {
     ThrowInputError(where_b, ": tables calibrated with quantization.smoothquant cannot be merged (each shard's SmoothQuant "
                              "factors come from its own data, so the shards describe differently smoothed models)");
@@ -94,8 +97,7 @@ void MergeCalibrationResults(CalibrationResult* a, const TableProvenance& pa, co
     if (it == b.tensors.end()) ThrowInputError(where_b, ": tensor '", kv.first, "' is missing");
     if (kv.second.role != TensorRole::kWeight) kv.second.histogram.Merge(it->second.histogram);
     MergeObservedShape(&kv.second.shape, it->second.shape);
-    // Channel means were measured with each shard's own parameters, which merging changes: dropped
-    // (the rewrite says which nodes bias correction then leaves alone).
+    // Channel means are not merged: ptq merge-stats measures them with the merged parameters.
     kv.second.mean_axis = -1;
     kv.second.float_mean.clear();
     kv.second.quantized_mean.clear();

@@ -40,6 +40,9 @@ struct CalibrationResult {
   // quantization.smoothquant: the factors the float model was smoothed with before this calibration
   // (the table's 'smoothing'; the tensors above are those of the smoothed model).
   SmoothingFactorMap smoothing;
+  // quantization.cross_layer_equalization: calibration ran on the equalized model (the table's
+  // 'cross_layer_equalization'; the rewrite equalizes when the table says so).
+  bool equalized = false;
   int64_t samples = 0;
 };
 
@@ -69,13 +72,8 @@ CalibrationResult CollectStatistics(const Graph& graph, SampleReader& samples, c
                                     const std::function<void(int64_t, int64_t)>& progress = nullptr,
                                     const CollectOptions& collect = CollectOptions());
 
-// True when `tensor` is a pooled summary: written by GlobalAveragePool, GlobalMaxPool, ReduceMean or
-// ReduceMax, possibly through ops that only rearrange values (Flatten, Reshape, Squeeze, ...).
-bool IsPooledSummary(const Graph& graph, const std::string& tensor);
-
 // Fills ranges, scales and zero points of every tensor from its histogram (activations) or values
-// (weights), through the range method and quant_math.h; pooled summaries (IsPooledSummary) always take
-// the min/max range whatever the method. Deterministic: same histograms, same result.
+// (weights), through the range method and quant_math.h. Deterministic: same histograms, same result.
 void ChooseQuantization(const Graph& graph, const CalibrationOptions& options, CalibrationResult* result);
 
 }  // namespace ptq

@@ -1,6 +1,8 @@
 // The channel-means pass of bias correction: which tensors, and their float and quantized means.
 #include "calibrate/channel_means.h"
 
+#include <algorithm>
+#include <cmath>
 #include <memory>
 #include <vector>
 
@@ -13,8 +15,8 @@ namespace {
 
 struct Sums {
   int64_t axis = -1;                  // as ChannelMeanTensors gives it (-1: the last)
-  std::vector<double> x, q;           // per channel
-  int64_t per_channel = 0;            // values summed per channel
+  std::vector<double> x, q;           // per channel, of the finite values
+  std::vector<int64_t> n;             // finite values per channel (NaN and +-Inf are left out, as histograms do)
   bool broken = false;                // seen with another rank or channel count: left out
 };
 
@@ -30,6 +32,7 @@ void Accumulate(const Tensor& x, const TensorQuant& t, Sums* s) {
   if (s->x.empty()) {
     s->x.assign(static_cast<size_t>(channels), 0.0);
     s->q.assign(static_cast<size_t>(channels), 0.0);
+    s->n.assign(static_cast<size_t>(channels), 0);
   }
   if (static_cast<int64_t>(s->x.size()) != channels || channels == 0) {
     s->broken = true;
@@ -37,6 +40,7 @@ void Accumulate(const Tensor& x, const TensorQuant& t, Sums* s) {
   }
   int64_t inner = 1;
   for (int64_t d = axis + 1; d < rank; ++d) inner *= x.shape()[static_cast<size_t>(d)];
+  if (inner == 0) return;  // no values
   const int64_t outer = x.size() / (channels * inner);
   const QuantRange range = QuantRangeOf(t.dtype);
   const float scale = t.scales[0];
@@ -46,15 +50,18 @@ void Accumulate(const Tensor& x, const TensorQuant& t, Sums* s) {
     for (int64_t c = 0; c < channels; ++c) {
       const float* p = v + (o * channels + c) * inner;
       double sx = 0, sq = 0;
+      int64_t finite = 0;
       for (int64_t i = 0; i < inner; ++i) {
+        if (!std::isfinite(p[i])) continue;
         sx += p[i];
         sq += DequantizeValue(QuantizeValue(p[i], scale, zp, range.qmin, range.qmax), scale, zp);
+        ++finite;
       }
       s->x[static_cast<size_t>(c)] += sx;
       s->q[static_cast<size_t>(c)] += sq;
+      s->n[static_cast<size_t>(c)] += finite;
     }
   }
-  s->per_channel += outer * inner;
 }
 
 }  // namespace
@@ -100,15 +107,16 @@ void CollectChannelMeans(const Graph& graph, SampleReader& samples, const Calibr
   int64_t n = 0;
   while (samples.Next(&batch, &n)) session.Run(batch, observer);
   for (auto& [x, s] : sums) {
-    if (s.broken || s.per_channel == 0) continue;
+    if (s.broken || s.x.empty()) continue;
     CalibratedTensor& t = result->tensors.at(x);
     const int64_t rank = static_cast<int64_t>(t.shape.size());
     t.mean_axis = s.axis < 0 ? rank - 1 : s.axis;
     t.float_mean.resize(s.x.size());
     t.quantized_mean.resize(s.x.size());
-    for (size_t c = 0; c < s.x.size(); ++c) {
-      t.float_mean[c] = static_cast<float>(s.x[c] / static_cast<double>(s.per_channel));
-      t.quantized_mean[c] = static_cast<float>(s.q[c] / static_cast<double>(s.per_channel));
+    for (size_t c = 0; c < s.x.size(); ++c) {  // a channel with no finite value: both means 0, no shift
+      const double n = static_cast<double>(std::max<int64_t>(s.n[c], 1));
+      t.float_mean[c] = static_cast<float>(s.x[c] / n);
+      t.quantized_mean[c] = static_cast<float>(s.q[c] / n);
     }
   }
 }

@@ -20,7 +20,8 @@ std::map<std::string, int64_t> ChannelMeanTensors(const Graph& graph, const Cali
 
 // Runs `graph` over every batch of `samples` (a second pass, after ChooseQuantization) and fills
 // mean_axis, float_mean and quantized_mean of the tensors ChannelMeanTensors names: the mean over every
-// other axis of x and of DequantizeValue(QuantizeValue(x)) with the tensor's scale and zero point.
+// other axis of x and of DequantizeValue(QuantizeValue(x)) with the tensor's scale and zero point, over
+// the finite values (NaN and +-Inf left out, as the histograms leave them out).
 void CollectChannelMeans(const Graph& graph, SampleReader& samples, const CalibrationOptions& options,
                          CalibrationResult* result);
 

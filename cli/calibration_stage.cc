@@ -36,7 +36,7 @@ SmoothingFactorMap SmoothQuantFactors(const ConfigFile& config, const Calibratio
                                       bool quiet) {
   const QuantizationOptions& q = cal.options.quant;
   if (!q.smoothquant || !q.quantizes("MatMul")) return {};
-  const PreparedModel p = PrepareFloatModel(config.model, q, {});
+  const PreparedModel p = PrepareFloatModel(config.model, q.cross_layer_equalization, {});
   std::set<std::string> tensors;
   for (const auto& [x, readers] : SmoothingCandidates(p.model)) tensors.insert(x);
   if (tensors.empty()) return {};
@@ -56,7 +56,8 @@ CalibrationStage RunCalibrationStage(const ConfigFile& config, const Calibration
                                      const SampleOptions& options, const std::string& shard, bool quiet) {
   if (cal.data.empty()) ThrowUsageError("'calibration.data' is required to calibrate");
   const SmoothingFactorMap smoothing = SmoothQuantFactors(config, cal, options, quiet);
-  const Graph graph = LoadPreparedGraph(config.model, cal.options.quant, smoothing);  // the graph the rewrite will see
+  const bool equalize = cal.options.quant.cross_layer_equalization;
+  const Graph graph = LoadPreparedGraph(config.model, equalize, smoothing);  // the graph the rewrite will see
   SampleReader reader = SampleReader::Open(graph, cal.data, options);
   const bool show = !quiet && ::isatty(2);
   const auto t0 = std::chrono::steady_clock::now();
@@ -79,6 +80,7 @@ CalibrationStage RunCalibrationStage(const ConfigFile& config, const Calibration
   stage.cpu_seconds = ProcessCpuSeconds() - cpu0;
   if (show) std::fprintf(stderr, "\n");
   result.smoothing = smoothing;
+  result.equalized = equalize;
   if (cal.options.method == kAutoRangeMethod) {
     stage.method_choice = ChooseRangeMethod(config, cal, graph, options, &result);
     if (!quiet) {
@@ -90,8 +92,9 @@ CalibrationStage RunCalibrationStage(const ConfigFile& config, const Calibration
   } else {
     ChooseQuantization(graph, cal.options, &result);
   }
-  if (cal.options.quant.bias_correction) {
+  if (cal.options.quant.bias_correction && shard.empty()) {
     // Bias correction's channel means need the chosen parameters: a second pass over the same samples.
+    // (A shard's parameters are not final: ptq merge-stats measures the means with the merged ones.)
     if (!quiet) std::cerr << "ptq: bias correction: measuring channel means (a second pass over the samples)\n";
     SampleReader again = SampleReader::Open(graph, cal.data, options);
     CollectChannelMeans(graph, again, cal.options, &result);

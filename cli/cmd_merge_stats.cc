@@ -26,6 +26,9 @@ constexpr const char* kMergeUsage = R"(usage: ptq merge-stats A.json B.json ... 
 Merges the calibration tables of shards (ptq calibrate --shard K/N) of the same model and config:
 histograms and counts are added exactly, then ranges, scales and zero points are chosen again, so the
 result equals the table of one run over all samples. Every shard 0/N .. N-1/N must be given, once.
+With quantization.bias_correction on (the default), the float model then runs once over all of
+calibration.data to measure the channel means with the merged parameters (no histograms); set it
+false to merge without the data.
 )";
 
 // Refuses a shard made for another model or with another calibration config than `config`'s.
@@ -102,7 +105,7 @@ int MergeStatsCommand(int argc, char** argv) {
     MergeCalibrationResults(&merged, p, r, pi, paths[i]);
   }
   CheckShardsCoverTheData(paths, shards);
-  const Graph graph = LoadPreparedGraph(config.model, cal.options.quant, merged.smoothing);  // the weights the shards quantized
+  const Graph graph = LoadPreparedGraph(config.model, merged.equalized, merged.smoothing);  // the model the shards saw
   SampleOptions so;  // all samples, as one run reads them
   so.batch_size = cal.batch_size;
   so.max_samples = cal.max_samples;
@@ -112,6 +115,7 @@ int MergeStatsCommand(int argc, char** argv) {
     ChooseQuantization(graph, cal.options, &merged);
   }
   if (cal.options.quant.bias_correction) {
+    if (cal.data.empty()) ThrowUsageError("'calibration.data' is required to merge with quantization.bias_correction on");
     // The shards' channel means were measured with their own parameters: measured again with the merged
     // ones, in one float pass over all samples (no histograms), so the table is that of one run.
     SampleReader reader = SampleReader::Open(graph, cal.data, so);

@@ -160,8 +160,8 @@ int QuantizeCommand(int argc, char** argv) {
   // The float reference: the input model, or with cross-layer equalization or SmoothQuant the equalized
   // and smoothed model the int8 model was made from (equal in float up to rounding; its tensors are what
   // the int8 tensors stand for).
-  const bool prepared = rc.cross_layer_equalization || !table.smoothing.empty();
-  const Graph float_graph = prepared ? LoadPreparedGraph(config.model, rc, table.smoothing) : LoadGraph(config.model);
+  const bool prepared = table.equalized || !table.smoothing.empty();
+  const Graph float_graph = prepared ? LoadPreparedGraph(config.model, table.equalized, table.smoothing) : LoadGraph(config.model);
   SampleOptions vo;
   vo.batch_size = cal.batch_size;
   Tensor labels;
@@ -196,6 +196,15 @@ int QuantizeCommand(int argc, char** argv) {
     if (!quiet) {
       std::cerr << "ptq: fallback: " << fb.kept.size() << " step(s) after " << fb.runs << " model(s): " << fb.stopped << "\n";
     }
+  }
+  if (prepared) {
+    // The outputs are judged against the user's model itself, not the equalized or smoothed one the
+    // layers are compared with (equal in float up to rounding; a defect there would show here).
+    const Graph input_graph = LoadGraph(config.model);
+    Batches again{SampleReader::Open(input_graph, data, vo)};
+    ValidationResult vs_input =
+        Validate(input_graph, *chosen.graph, {}, again.source(), val.labels.empty() ? nullptr : &labels, false);
+    chosen.result.outputs = std::move(vs_input.outputs);
   }
   const onnx::ModelProto& q = chosen.model;
   const RewriteInfo& info = chosen.info;

@@ -54,6 +54,8 @@ int RewriteCommand(int argc, char** argv) {
   SaveModelProto(q, out, config.model);
   if (!args.Has("quiet")) {
     for (const auto& s : info.skipped) std::cerr << "ptq: note: stays float: " << s << "\n";
+    for (const auto& w : info.warnings) std::cerr << "ptq: warning: " << w << "\n";
+    for (const auto& b : info.bias_not_corrected) std::cerr << "ptq: note: bias not corrected: " << b << "\n";
     std::cout << "wrote " << out << " (" << FileSize(out) << " bytes; float model " << model_bytes.size()
               << " bytes); " << info.checked << "\n";
   }

@@ -10,21 +10,20 @@
 
 namespace ptq {
 
-PreparedModel PrepareFloatModel(const std::string& path, const QuantizationOptions& options,
-                                const SmoothingFactorMap& smoothing) {
+PreparedModel PrepareFloatModel(const std::string& path, bool equalize, const SmoothingFactorMap& smoothing) {
   PreparedModel p;
   LoadModelProto(path, &p.model);
   p.dir = std::filesystem::path(path).parent_path().string();
   if (p.dir.empty()) p.dir = ".";
   CleanUpModel(&p.model, p.dir);
-  if (options.cross_layer_equalization) p.equalized_pairs = EqualizeConvPairs(&p.model, p.dir);
+  if (equalize) p.equalized_pairs = EqualizeConvPairs(&p.model, p.dir);
   if (!smoothing.empty()) ApplySmoothing(&p.model, p.dir, smoothing);
   return p;
 }
 
-Graph LoadPreparedGraph(const std::string& path, const QuantizationOptions& options, const SmoothingFactorMap& smoothing) {
-  if (!options.cross_layer_equalization && smoothing.empty()) return LoadCleanGraph(path);
-  const PreparedModel p = PrepareFloatModel(path, options, smoothing);
+Graph LoadPreparedGraph(const std::string& path, bool equalize, const SmoothingFactorMap& smoothing) {
+  if (!equalize && smoothing.empty()) return LoadCleanGraph(path);
+  const PreparedModel p = PrepareFloatModel(path, equalize, smoothing);
   return GraphFromModel(p.model, p.dir, path);
 }
 

@@ -9,7 +9,6 @@
 
 #include "runtime/graph.h"
 #include "runtime/quant_table.h"
-#include "runtime/quantization_options.h"
 
 namespace ptq {
 
@@ -19,13 +18,13 @@ struct PreparedModel {
   int equalized_pairs = 0;      // EqualizeConvPairs
 };
 
-// `path`'s model cleaned (CleanUpModel), equalized when `options` ask for it (EqualizeConvPairs) and
-// smoothed with `smoothing` (ApplySmoothing; empty: not smoothed) — what RewriteModel does to its input
-// before planning, so that the table's tensors are this model's.
-PreparedModel PrepareFloatModel(const std::string& path, const QuantizationOptions& options,
-                                const SmoothingFactorMap& smoothing);
+// `path`'s model cleaned (CleanUpModel), equalized when `equalize` (EqualizeConvPairs) and smoothed with
+// `smoothing` (ApplySmoothing; empty: not smoothed) — what RewriteModel does to its input before
+// planning when the table says so (QuantTable::equalized, ::smoothing), so that the table's tensors
+// are this model's.
+PreparedModel PrepareFloatModel(const std::string& path, bool equalize, const SmoothingFactorMap& smoothing);
 
 // The same as a runnable graph (LoadCleanGraph when there is nothing to equalize or smooth).
-Graph LoadPreparedGraph(const std::string& path, const QuantizationOptions& options, const SmoothingFactorMap& smoothing);
+Graph LoadPreparedGraph(const std::string& path, bool equalize, const SmoothingFactorMap& smoothing);
 
 }  // namespace ptq

@@ -23,13 +23,6 @@ std::vector<float> DequantizedWeight(const Tensor& w, const TensorQuant& q, cons
   return out;
 }
 
-int64_t GroupAttribute(const onnx::NodeProto& n) {
-  for (const auto& a : n.attribute()) {
-    if (a.name() == "group") return a.i();
-  }
-  return 1;
-}
-
 }  // namespace
 
 std::vector<float> BiasShift(const RewriteGraph& g, const onnx::NodeProto& node, const TensorQuant& x, const TensorQuant& w) {
@@ -53,7 +46,7 @@ std::vector<float> BiasShift(const RewriteGraph& g, const onnx::NodeProto& node,
       }
     }
   } else if (node.op_type() == "Conv") {
-    const int64_t group = GroupAttribute(node);
+    const int64_t group = GetIntAttr(node, "group", 1);
     if (weight.rank() < 3 || x.mean_axis != 1 || group < 1 || weight.dim(1) * group != channels ||
         weight.dim(0) % group != 0) {
       return {};

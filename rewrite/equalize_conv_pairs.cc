@@ -7,6 +7,7 @@
 #include <set>
 #include <vector>
 
+#include "rewrite/rewrite_graph.h"
 #include "runtime/tensor.h"
 #include "runtime/tensor_proto.h"
 
@@ -19,13 +20,6 @@ constexpr int kMaxSweeps = 16;
 struct Pair {
   int conv1 = -1, conv2 = -1;
 };
-
-int64_t Group(const onnx::NodeProto& n) {
-  for (const auto& a : n.attribute()) {
-    if (a.name() == "group") return a.i();
-  }
-  return 1;
-}
 
 class Equalizer {
  public:
@@ -48,7 +42,7 @@ class Equalizer {
       if (next >= 0 && g_->node(next).op_type() == "Relu" && g_->node(next).domain().empty()) {
         next = SoleReader(g_->node(next).output(0));
       }
-      if (next < 0 || !UsableConv(g_->node(next))) continue;
+      if (next < 0 || !UsableConv(g_->node(next)) || !Fits(c1, g_->node(next))) continue;
       pairs.push_back({i, next});
     }
     return pairs;
@@ -62,8 +56,7 @@ class Equalizer {
       const onnx::NodeProto& c2 = g_->node(p.conv2);
       Tensor w1 = Value(c1.input(1)), w2 = Value(c2.input(1));
       const int64_t channels = w1.dim(0);
-      const int64_t group = Group(c2), cpg = w2.dim(1);
-      if (cpg * group != channels || w2.dim(0) % group != 0) continue;
+      const int64_t group = GetIntAttr(c2, "group", 1), cpg = w2.dim(1);
       const int64_t mpg = w2.dim(0) / group;
       const int64_t win1 = w1.size() / channels, win2 = w2.size() / (w2.dim(0) * cpg);
       std::vector<double> s(static_cast<size_t>(channels), 1.0);
@@ -119,6 +112,16 @@ class Equalizer {
     if (i == init_.end() || r == readers_.end() || r->second.size() != 1) return false;
     const onnx::TensorProto& t = g_->initializer(i->second);
     return t.data_type() == onnx::TensorProto::FLOAT && t.dims_size() >= rank_at_least;
+  }
+
+  // Conv2's input channels are Conv1's output channels: C = group2 * (C / group2), M2 divisible by group2.
+  bool Fits(const onnx::NodeProto& c1, const onnx::NodeProto& c2) const {
+    const onnx::TensorProto& w1 = g_->initializer(init_.at(c1.input(1)));
+    const onnx::TensorProto& w2 = g_->initializer(init_.at(c2.input(1)));
+    const int64_t group = GetIntAttr(c2, "group", 1);
+    const bool bias_fits = c1.input_size() < 3 || c1.input(2).empty() ||
+                           g_->initializer(init_.at(c1.input(2))).dims(0) == w1.dims(0);
+    return bias_fits && group >= 1 && w2.dims(1) * group == w1.dims(0) && w2.dims(0) % group == 0 && w1.dims(0) > 0;
   }
 
   bool UsableConv(const onnx::NodeProto& n) const {

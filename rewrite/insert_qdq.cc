@@ -121,7 +121,7 @@ bool InsertQdq(RewriteGraph* g, const QuantPlan& plan) {
     }
     if (!nq.bias_shift.empty() && node.op_type() == "Conv" && (node.input_size() < 3 || node.input(2).empty())) {
       // Bias correction of a Conv without a bias: a zero bias to correct.
-      const std::string b = g->NewName(node.name() + "/bias");
+      const std::string b = g->NewName((node.name().empty() ? node.output(0) : node.name()) + "/bias");
       g->AddInitializer(b, Tensor(DataType::kFloat, {static_cast<int64_t>(nq.bias_shift.size())}));
       g->AddInput(index, ins.Bias(b, node.input(0), nq.weight, nq.bias_shift));
     }

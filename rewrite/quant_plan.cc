@@ -248,7 +248,7 @@ std::string BiasCorrection(const RewriteGraph& g, const onnx::NodeProto& n, cons
   const TensorQuant* measured = Lookup(table.tensors, n.input(0));
   const TensorQuant& used = params.at(n.input(0));
   if (!measured || measured->float_mean.empty()) {
-    return "the calibration table has no channel means of its input '" + n.input(0) + "' (a merged table, or a table made "
+    return "the calibration table has no channel means of its input '" + n.input(0) + "' (a shard's table, or a table made "
            "without quantization.bias_correction)";
   }
   if (measured->scales != used.scales || measured->zero_points != used.zero_points || measured->dtype != used.dtype) {
@@ -256,7 +256,10 @@ std::string BiasCorrection(const RewriteGraph& g, const onnx::NodeProto& n, cons
   }
   if (bias.empty() && n.op_type() != "Conv") return "it has no bias to correct";
   nq->bias_shift = BiasShift(g, n, *measured, nq->weight);
-  if (nq->bias_shift.empty()) return "its input's channel means are not along the axis it reads as channels";
+  if (nq->bias_shift.empty()) {
+    return "its weight is not a 2-D MatMul weight or a Conv kernel matching its input's channel means (axis " +
+           std::to_string(measured->mean_axis) + ", " + std::to_string(measured->float_mean.size()) + " channels)";
+  }
   return "";
 }
 
@@ -381,7 +384,8 @@ QuantPlan MakeQuantPlan(const RewriteGraph& g, const onnx::ModelProto& model, co
     }
     if (config.bias_correction && nq.inputs[1] == InputRole::kWeight) {
       const std::string why = BiasCorrection(g, n, table, plan.params, bias, &nq);
-      (why.empty() ? plan.bias_corrected : plan.bias_not_corrected).push_back(why.empty() ? n.name() : label + ": " + why);
+      if (why.empty()) plan.bias_corrected.push_back(n.name().empty() ? "(output '" + n.output(0) + "')" : n.name());
+      else plan.bias_not_corrected.push_back(label + ": " + why);
     }
     plan.nodes[i] = nq;
   }

@@ -139,7 +139,20 @@ onnx::ModelProto RewriteModel(const onnx::ModelProto& input, const std::string& 
   InlineExternalData(&model, model_dir);
   CleanUpModel(&model, model_dir);  // the graph calibration ran (runtime/model_cleanup.h)
   // Equalized and smoothed as calibration's model was (cli/prepared_model.h): the table describes that model.
-  const int pairs = config.cross_layer_equalization ? EqualizeConvPairs(&model, model_dir) : 0;
+  const int pairs = table0.equalized ? EqualizeConvPairs(&model, model_dir) : 0;
+  std::vector<std::string> notes;
+  if (config.cross_layer_equalization != table0.equalized) {
+    notes.push_back(std::string("quantization.cross_layer_equalization is ") + (config.cross_layer_equalization ? "on" : "off") +
+                    " but the calibration table was made " + (table0.equalized ? "on the equalized model" : "without it") +
+                    ": the rewrite follows the table");
+  }
+  for (const auto& [name, o] : config.overrides) {
+    if (table0.smoothing.count(name)) {
+      ThrowUsageError("quantization.overrides.", name, ": the calibration table smooths this tensor (SmoothQuant), so its values ",
+                      "are no longer those the override's range or scale was written for; override '", name,
+                      "/smoothed' or calibrate without quantization.smoothquant");
+    }
+  }
   const std::map<std::string, std::string> smoothed = ApplySmoothing(&model, model_dir, table0.smoothing);
   CheckInputModel(model, table0);
   const int64_t target = std::max<int64_t>({kMinOpset, config.opset, 0});
@@ -169,6 +182,7 @@ onnx::ModelProto RewriteModel(const onnx::ModelProto& input, const std::string& 
   if (info) {
     info->skipped = plan.skipped;
     info->warnings = plan.warnings;
+    info->warnings.insert(info->warnings.end(), notes.begin(), notes.end());
     info->bias_corrected = plan.bias_corrected;
     info->bias_not_corrected = plan.bias_not_corrected;
     info->equalized_pairs = pairs;

@@ -31,7 +31,7 @@ struct RewriteInfo {
   std::map<std::string, TensorReaders> readers;
   // quantization.bias_correction: nodes whose bias was corrected; those that could not be, with why.
   std::vector<std::string> bias_corrected, bias_not_corrected;
-  int equalized_pairs = 0;                       // quantization.cross_layer_equalization
+  int equalized_pairs = 0;                       // the table's cross_layer_equalization
   std::map<std::string, std::string> smoothed;   // the table's smoothing: activation -> what its MatMuls read
 };
 

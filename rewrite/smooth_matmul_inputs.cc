@@ -5,6 +5,7 @@
 #include <cmath>
 #include <set>
 
+#include "rewrite/rewrite_graph.h"
 #include "runtime/error.h"
 #include "runtime/tensor.h"
 #include "runtime/tensor_proto.h"
@@ -68,13 +69,6 @@ void DivideVector(onnx::GraphProto* g, const GraphIndex& ix, const std::string& 
   Store(g, ix, name, v);
 }
 
-int64_t IntAttribute(const onnx::NodeProto& n, const char* name, int64_t def) {
-  for (const auto& a : n.attribute()) {
-    if (a.name() == name) return a.i();
-  }
-  return def;
-}
-
 // The other input of a two-input node when the one given is `x`.
 std::string Other(const onnx::NodeProto& n, const std::string& x) { return n.input(0) == x ? n.input(1) : n.input(0); }
 
@@ -89,7 +83,7 @@ bool FoldIntoProducer(onnx::GraphProto* g, const GraphIndex& ix, const std::stri
   auto vector_k = [&](const std::string& name) {
     return ix.OwnFloat(*g, name, 1) && g->initializer(ix.init.at(name)).dims(0) == k;
   };
-  if (n.op_type() == "LayerNormalization" && n.output_size() == 1 && IntAttribute(n, "axis", -1) == -1 &&
+  if (n.op_type() == "LayerNormalization" && n.output_size() == 1 && GetIntAttr(n, "axis", -1) == -1 &&
       n.input_size() >= 2 && vector_k(n.input(1)) && (n.input_size() < 3 || n.input(2).empty() || vector_k(n.input(2)))) {
     DivideVector(g, ix, n.input(1), s, dir);
     if (n.input_size() >= 3 && !n.input(2).empty()) DivideVector(g, ix, n.input(2), s, dir);

@@ -161,7 +161,15 @@ QuantTable ParseQuantTable(const std::string& text, const std::string& path) {
   for (const auto& [name, e] : tensors.items()) t.tensors[name] = ParseTableEntry(e, path + ": tensor '" + name + "'");
   t.observed = ParseTableObserved(j, path);
   t.smoothing = ParseTableSmoothing(j, path);
+  t.equalized = ParseTableEqualized(j, path);
   return t;
+}
+
+bool ParseTableEqualized(const nlohmann::json& j, const std::string& where) {
+  if (!j.is_object() || !j.contains("cross_layer_equalization")) return false;
+  const nlohmann::json& v = j.at("cross_layer_equalization");
+  if (!v.is_boolean()) ThrowInputError(where, ": field 'cross_layer_equalization' must be a boolean, got ", JsonTypeName(v));
+  return v.get<bool>();
 }
 
 SmoothingFactorMap ParseTableSmoothing(const nlohmann::json& j, const std::string& where) {

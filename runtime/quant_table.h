@@ -29,7 +29,7 @@ struct TensorQuant {
   Shape shape;                        // the largest shape calibration saw (a weight: its shape)
   // An activation's channel means for bias correction (calibrate/channel_means.h): along `mean_axis`,
   // the mean of its float values and of its quantized-then-dequantized values (these parameters).
-  // Empty: not measured (bias correction off, or a merged table).
+  // Empty: not measured (bias correction off, a shard's table, or an activation no Conv/MatMul/Gemm reads).
   int64_t mean_axis = -1;
   std::vector<float> float_mean, quantized_mean;
   bool per_tensor() const { return scales.size() == 1; }
@@ -71,12 +71,16 @@ nlohmann::json ObservedJson(const std::map<std::string, ObservedTensor>& observe
 // table says (rewrite/smooth_matmul_inputs.h). Empty when the table has none.
 using SmoothingFactorMap = std::map<std::string, std::vector<float>>;
 SmoothingFactorMap ParseTableSmoothing(const nlohmann::json& table, const std::string& where);
+// The table's 'cross_layer_equalization': true when calibration ran on the equalized model
+// (rewrite/equalize_conv_pairs.h), whose tensors and weights the table then describes; false when absent.
+bool ParseTableEqualized(const nlohmann::json& table, const std::string& where);
 
 // The table as the rewrite reads it.
 struct QuantTable {
   std::map<std::string, TensorQuant> tensors;
   std::map<std::string, ObservedTensor> observed;  // every tensor of the calibration run (ParseTableObserved)
   SmoothingFactorMap smoothing;                    // ParseTableSmoothing
+  bool equalized = false;                          // ParseTableEqualized
   std::string model_sha256, config_sha256;
   std::string file_sha256;  // of the table file itself (recorded in the model's metadata)
 };

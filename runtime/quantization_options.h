@@ -44,8 +44,8 @@ struct QuantizationOptions {
   int64_t fallback_budget = 12;
   // Methods beyond plain min/max-style calibration (README "Methods beyond the baseline"):
   // bias correction folds each output channel's expected quantization shift (measured on the
-  // calibration data, calibrate/channel_means.h) into the bias of Conv, MatMul and Gemm; on by default:
-  // better on every model of the zoo (README "Methods beyond the baseline");
+  // calibration data, calibrate/channel_means.h) into the bias of Conv, MatMul and Gemm (the default:
+  // README "Methods beyond the baseline" has the measurements);
   bool bias_correction = true;
   // cross-layer equalization rescales Conv -> [Relu] -> Conv pairs so that each channel's weight ranges
   // match (rewrite/equalize_conv_pairs.cc; exact in float);

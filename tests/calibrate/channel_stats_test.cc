@@ -5,6 +5,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <cmath>
 #include <memory>
 
 #include "calibrate/calibration_table.h"
@@ -66,6 +67,23 @@ TEST(ChannelStats, MeansOfFloatAndQuantizedValuesPerChannel) {
   EXPECT_EQ(back.tensors.at("x").float_mean, x.float_mean);
   EXPECT_EQ(back.tensors.at("x").quantized_mean, x.quantized_mean);
   EXPECT_EQ(back.tensors.at("x").mean_axis, 1);
+}
+
+TEST(ChannelStats, NonFiniteValuesAreLeftOutOfTheMeans) {
+  TempDir dir;
+  const Graph g = MatMulGraph(dir);
+  // a third sample: NaN in channel 0, +Inf in channel 1
+  WriteNpy((dir.path() / "x.npy").string(),
+           Tensor::FromVector<float>({3, 2}, {0.14f, 1.02f, 0.34f, 60.0f, NAN, INFINITY}));
+  CalibrationResult r = UInt8Table();
+  SampleReader reader = SampleReader::Open(g, dir.path().string(), SampleOptions());
+  CollectChannelMeans(g, reader, CalibrationOptions(), &r);
+  const CalibratedTensor& x = r.tensors.at("x");
+  EXPECT_NEAR(x.float_mean[0], 0.24, 1e-6);  // the two finite values, as before
+  EXPECT_NEAR(x.quantized_mean[1], 26.0, 1e-5);
+  // and the table stays readable (a NaN would be written as null)
+  TableProvenance p;
+  EXPECT_NO_THROW(CalibrationTableFromJson(CalibrationTableToJson(r, TableProvenance()), "table", &p));
 }
 
 TEST(ChannelStats, AbsoluteMaximaAlongTheLastAxis) {

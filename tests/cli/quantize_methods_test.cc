@@ -11,6 +11,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <onnx/onnx_pb.h>
+
 #include "runtime/npy.h"
 #include "tests/cli/cli_test_util.h"
 #include "tests/runtime/model_builder.h"
@@ -175,6 +177,41 @@ TEST(QuantizeMethods, AutoMethodMeasuresEachCandidateAndKeepsTheBest) {
   const double mse = c["worst_output_sqnr_db"]["mse"].get<double>(), minmax = c["worst_output_sqnr_db"]["minmax"].get<double>();
   EXPECT_EQ(c["chosen"], mse >= minmax ? "mse" : "minmax");
   EXPECT_NE(mse, minmax);  // the tail makes the two methods' ranges differ
+  // The table holds the chosen method's ranges: those of a run with that method named.
+  TempDir named;
+  WriteTailCase(named.path());
+  RunCase(named.path(), nlohmann::json::object(), {{"method", c["chosen"]}});
+  const auto t_auto = nlohmann::json::parse(ReadText(tmp.path() / "q.calib.json"));
+  const auto t_named = nlohmann::json::parse(ReadText(named.path() / "q.calib.json"));
+  EXPECT_EQ(t_auto["tensors"]["x"]["scale"], t_named["tensors"]["x"]["scale"]);
+  EXPECT_EQ(t_auto["tensors"]["x"]["zero_point"], t_named["tensors"]["x"]["zero_point"]);
+}
+
+// ptq calibrate with equalization, then ptq rewrite with a config that says otherwise: the rewrite
+// follows the table (the model it describes), says so, and writes the same weights as a matching config.
+TEST(QuantizeMethods, TheRewriteEqualizesAsTheTableSays) {
+  const fs::path data = fs::path(PTQ_SOURCE_DIR) / "tests" / "data" / "digits_cnn";
+  TempDir tmp;
+  fs::copy_file(data / "digits_cnn.onnx", tmp.path() / "model.onnx");
+  fs::create_directories(tmp.path() / "data");
+  for (const auto& f : fs::directory_iterator(data / "calib")) fs::copy_file(f.path(), tmp.path() / "data" / f.path().filename());
+  RunCase(tmp.path(), {{"cross_layer_equalization", true}});
+  const std::string c = " --config " + (tmp.path() / "c.json").string() + " --table " + (tmp.path() / "q.calib.json").string();
+  const auto same = RunPtq("rewrite" + c + " --out " + (tmp.path() / "same.onnx").string());
+  const auto other = RunPtq("rewrite" + c + " --set quantization.cross_layer_equalization=false --out " +
+                            (tmp.path() / "other.onnx").string());
+  ASSERT_EQ(same.exit_code, 0) << same.output;
+  ASSERT_EQ(other.exit_code, 0) << other.output;
+  EXPECT_NE(other.output.find("the rewrite follows the table"), std::string::npos) << other.output;
+  auto weights = [](const fs::path& p) {
+    onnx::ModelProto m;
+    const std::string bytes = ReadText(p);
+    EXPECT_TRUE(m.ParseFromString(bytes));
+    return m.graph().SerializeAsString();  // metadata (the config digest) aside
+  };
+  EXPECT_EQ(weights(tmp.path() / "same.onnx"), weights(tmp.path() / "other.onnx"));
+  const auto table = nlohmann::json::parse(ReadText(tmp.path() / "q.calib.json"));
+  EXPECT_EQ(table["cross_layer_equalization"], true);
 }
 
 TEST(QuantizeMethods, BadMethodKeysAreUsageErrorsNamingTheKey) {

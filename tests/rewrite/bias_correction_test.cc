@@ -84,6 +84,25 @@ TEST(BiasCorrection, GroupedConvSumsItsGroupsChannelsOverTheWindow) {
                   .empty());
 }
 
+TEST(BiasCorrection, GroupedConvMapsEachOutputToItsGroupsInputs) {
+  ModelBuilder m;
+  m.Input("x", DataType::kFloat, {1, 4, 4, 4}).Output("y", DataType::kFloat);
+  // group 2: outputs 0-2 read channels 0-1, outputs 3-5 read channels 2-3 (3 outputs, 2 inputs per group)
+  m.Initializer("w", Tensor::FromVector<float>({6, 2, 1, 1}, {1, 2, 0.5f, 1, 0, 1, 1, 1, 2, 0.5f, 0, 0.25f}));
+  auto& conv = m.Node("Conv", {"x", "w"}, {"y"}, "grouped");
+  auto* a = conv.add_attribute();
+  a->set_name("group");
+  a->set_type(onnx::AttributeProto::INT);
+  a->set_i(2);
+  const RewriteGraph g(m.model());
+  // E[Q(x)] - E[x] per channel: 0.5, 0, 0, 1
+  const TensorQuant x =
+      WithMeans(Param(TensorRole::kActivation, {0.1f}, DataType::kUint8), {1, 4, 4, 4}, 1, {1, 1, 1, 1}, {1.5f, 1, 1, 2});
+  const std::vector<float> s = BiasShift(g, NodeNamed(m.model(), "grouped"), x,
+                                         Param(TensorRole::kWeight, std::vector<float>(6, 0.25f), DataType::kInt8, 0));
+  EXPECT_EQ(s, (std::vector<float>{0.5f, 0.25f, 0, 1, 0.5f, 0.25f}));
+}
+
 // x [1, 2, 2, 2] -> Conv(w [2, 2, 1, 1], no bias) -> y. The table's means say Q(x) is 0.5 too high in
 // channel 0: the rewritten Conv gets a bias of -(w[o, 0] * 0.5) and its output drops by that.
 TEST(BiasCorrection, AConvWithoutBiasGetsTheCorrectionAsItsBias) {

@@ -29,13 +29,13 @@ Tensor Spread(const Shape& shape, int64_t inner, uint32_t seed) {
 
 Tensor Input(uint32_t seed) { return Spread({1, 4, 6, 6}, 1000000, seed); }
 
-// x [1, 4, 6, 6] -> Conv1 (w1 [C, 4/g1, 3, 3], b1) -> `act` -> Conv2 (w2 [5, C/g2, 1, 1]) -> y
+// x [1, 4, 6, 6] -> Conv1 (w1 [C, 4/g1, 3, 3], b1) -> `act` -> Conv2 (w2 [6 or C when depthwise, C/g2, 1, 1]) -> y
 ModelBuilder PairModel(const std::string& act, int64_t c, int64_t g1, int64_t g2) {
   ModelBuilder m;
   m.Input("x", DataType::kFloat, {1, 4, 6, 6}).Output("y", DataType::kFloat);
   m.Initializer("w1", Spread({c, 4 / g1, 3, 3}, 9 * (4 / g1), 1));
   m.Initializer("b1", Spread({c}, 1, 2));
-  m.Initializer("w2", Spread({g2 == c ? c : 5, c / g2, 1, 1}, 1, 3));
+  m.Initializer("w2", Spread({g2 == c ? c : 6, c / g2, 1, 1}, 1, 3));
   auto& c1 = m.Node("Conv", {"x", "w1", "b1"}, {"h"}, "conv1");
   auto* pads = c1.add_attribute();
   pads->set_name("pads");
@@ -100,7 +100,7 @@ TEST(EqualizeConvPairs, ConvReluConvRangesMatchAndOutputsAreKept) {
     for (int64_t c = 0; c < 6; ++c) {
       double r1 = 0, r2 = 0;
       for (int64_t k = 0; k < 36; ++k) r1 = std::max(r1, std::fabs(static_cast<double>(w1.data<float>()[c * 36 + k])));
-      for (int64_t o = 0; o < 5; ++o) r2 = std::max(r2, std::fabs(static_cast<double>(w2.data<float>()[o * 6 + c])));
+      for (int64_t o = 0; o < 6; ++o) r2 = std::max(r2, std::fabs(static_cast<double>(w2.data<float>()[o * 6 + c])));
       out.push_back(r1 / r2);
     }
     return out;
@@ -118,9 +118,10 @@ TEST(EqualizeConvPairs, ConvReluConvRangesMatchAndOutputsAreKept) {
   }
 }
 
-TEST(EqualizeConvPairs, DepthwiseSeparablePairsAreEqualizedExactly) {
-  for (const auto& [g1, g2, c] : {std::tuple<int64_t, int64_t, int64_t>{4, 1, 4}, {1, 8, 8}}) {
-    ModelBuilder m = PairModel("Relu", c, g1, g2);  // depthwise -> pointwise, and pointwise -> depthwise
+TEST(EqualizeConvPairs, DepthwiseSeparableAndGroupedPairsAreEqualizedExactly) {
+  // depthwise -> pointwise, pointwise -> depthwise, and a grouped Conv2 (2 groups of 2 inputs, 3 outputs)
+  for (const auto& [g1, g2, c] : {std::tuple<int64_t, int64_t, int64_t>{4, 1, 4}, {1, 8, 8}, {1, 2, 4}}) {
+    ModelBuilder m = PairModel("Relu", c, g1, g2);
     const onnx::ModelProto before = m.model();
     onnx::ModelProto after = before;
     ASSERT_EQ(EqualizeConvPairs(&after, "."), 1) << "group " << g1 << " then " << g2;
