@@ -13,6 +13,7 @@
 #include "runtime/error.h"
 #include "runtime/quant_math.h"
 #include "runtime/session.h"
+#include "runtime/value_movement.h"
 #include "runtime/weight_params.h"
 
 namespace ptq {
@@ -184,6 +185,30 @@ void ChooseWeight(const Graph& graph, const std::string& name, const Calibration
       ChooseWeightQuant(w, axis, o.quant.weight_dtype, o.quant.weight_symmetric, &t->range_min, &t->range_max);
 }
 
+// Producers of every tensor, by name.
+std::map<std::string, const Node*> Producers(const Graph& graph) {
+  std::map<std::string, const Node*> p;
+  for (const Node& n : graph.nodes) {
+    for (const std::string& o : n.outputs) p[o] = &n;
+  }
+  return p;
+}
+
+// True when `tensor` is a pooled summary: written by GlobalAveragePool, GlobalMaxPool, ReduceMean or
+// ReduceMax, possibly through ops that only rearrange values (Flatten, Reshape, Squeeze, ...).
+bool PooledSummary(const std::map<std::string, const Node*>& producers, const std::string& tensor) {
+  std::string t = tensor;
+  for (int hops = 0; hops < 16; ++hops) {
+    const auto p = producers.find(t);
+    if (p == producers.end() || !p->second->domain.empty()) return false;
+    const std::string& op = p->second->op_type;
+    if (op == "GlobalAveragePool" || op == "GlobalMaxPool" || op == "ReduceMean" || op == "ReduceMax") return true;
+    if (!RearrangesValues(op) || p->second->inputs.empty()) return false;
+    t = p->second->inputs[0];
+  }
+  return false;
+}
+
 }  // namespace
 
 void ChooseQuantization(const Graph& graph, const CalibrationOptions& o, CalibrationResult* result) {
@@ -193,6 +218,8 @@ void ChooseQuantization(const Graph& graph, const CalibrationOptions& o, Calibra
   ro.symmetric = o.quant.activation_symmetric;
   ro.percentile = o.percentile;
   ro.levels = range.levels();
+  const std::unique_ptr<RangeMethod> minmax = MakeRangeMethod("minmax");
+  const auto producers = Producers(graph);
   for (auto& kv : result->tensors) {
     CalibratedTensor& t = kv.second;
     if (t.role == TensorRole::kWeight) {
@@ -217,7 +244,11 @@ void ChooseQuantization(const Graph& graph, const CalibrationOptions& o, Calibra
       continue;
     }
     t.dtype = o.quant.activation_dtype;
-    const Range r = t.histogram.empty() ? Range{0.0f, 0.0f} : method->Choose(t.histogram, ro);
+    // A pooled summary (one average or maximum per channel) has no outliers to trade for resolution: its
+    // extremes are the strongest channels' responses (a squeeze-excitation gate's input, a classifier's
+    // features), which clipping would flatten (README "Methods beyond the baseline" has the measurements).
+    const RangeMethod& m = PooledSummary(producers, kv.first) ? *minmax : *method;
+    const Range r = t.histogram.empty() ? Range{0.0f, 0.0f} : m.Choose(t.histogram, ro);
     t.range_min = r.min;
     t.range_max = r.max;
     const QuantParams p = ChooseQuantParams(r.min, r.max, range.qmin, range.qmax, o.quant.activation_symmetric);

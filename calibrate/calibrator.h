@@ -73,7 +73,9 @@ CalibrationResult CollectStatistics(const Graph& graph, SampleReader& samples, c
                                     const CollectOptions& collect = CollectOptions());
 
 // Fills ranges, scales and zero points of every tensor from its histogram (activations) or values
-// (weights), through the range method and quant_math.h. Deterministic: same histograms, same result.
+// (weights), through the range method and quant_math.h; a pooled summary (the output of
+// GlobalAveragePool, GlobalMaxPool, ReduceMean or ReduceMax, or a rearrangement of it) takes the
+// min/max range whatever the method. Deterministic: same histograms, same result.
 void ChooseQuantization(const Graph& graph, const CalibrationOptions& options, CalibrationResult* result);
 
 }  // namespace ptq
