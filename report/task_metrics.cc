@@ -20,13 +20,10 @@ constexpr int64_t kTopK = 5;
 }
 
 // Whether class `qa` is among the kTopK best of row f (ties to the lower index, as argmax breaks them).
-bool InTopK(const float* f, int64_t classes, int64_t stride, int64_t qa) {
-  const float v = f[qa * stride];
+bool InTopK(const float* f, int64_t classes, int64_t qa) {
+  const float v = f[qa];
   int64_t better = 0;
-  for (int64_t c = 0; c < classes; ++c) {
-    const float x = f[c * stride];
-    better += x > v || (c < qa && x == v);
-  }
+  for (int64_t c = 0; c < classes; ++c) better += f[c] > v || (c < qa && f[c] == v);
   return better < kTopK;
 }
 
@@ -39,7 +36,7 @@ void AddClassification(TaskStats* s, const std::string& output, const Tensor& f,
     const float* a = f.data<float>() + r * classes;
     const int64_t qa = Argmax(q.data<float>() + r * classes, classes);
     s->agree += Argmax(a, classes) == qa;
-    s->top5 += InTopK(a, classes, 1, qa);
+    s->top5 += InTopK(a, classes, qa);
   }
   s->rows += rows;
 }
