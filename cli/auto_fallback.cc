@@ -15,10 +15,12 @@ namespace ptq {
 namespace {
 
 // How far a model is from the gate, compared lexicographically: passing first, then the top-1 drop
-// beyond max_top1_drop (smaller is better), then the worst output SQNR (higher is better).
+// beyond max_top1_drop (smaller is better), then the task agreement missing to min_task_agreement
+// (summed over the outputs; smaller is better), then the worst output SQNR (higher is better).
 struct Score {
   bool passes = false;
   double top1_excess = 0;
+  double task_shortfall = 0;
   double sqnr_db = 0;
 };
 
@@ -27,6 +29,10 @@ Score ScoreOf(const ValidationResult& r, const GateConfig& gate) {
   s.passes = GateFailures(r, gate).empty();
   const std::optional<double> drop = Top1Drop(r);
   if (gate.max_top1_drop && drop) s.top1_excess = std::max(0.0, *drop - *gate.max_top1_drop);
+  for (const auto& o : r.outputs) {
+    const std::optional<double> agreement = o.task ? TaskAgreement(*o.task) : std::nullopt;
+    if (gate.min_task_agreement && agreement) s.task_shortfall += std::max(0.0, *gate.min_task_agreement - *agreement);
+  }
   s.sqnr_db = WorstOutputSqnr(r);
   if (std::isnan(s.sqnr_db)) s.sqnr_db = -INFINITY;
   return s;
@@ -35,6 +41,7 @@ Score ScoreOf(const ValidationResult& r, const GateConfig& gate) {
 bool Better(const Score& a, const Score& b) {
   if (a.passes != b.passes) return a.passes;
   if (a.top1_excess != b.top1_excess) return a.top1_excess < b.top1_excess;
+  if (a.task_shortfall != b.task_shortfall) return a.task_shortfall < b.task_shortfall;
   return a.sqnr_db > b.sqnr_db;
 }
 

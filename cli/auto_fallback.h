@@ -60,8 +60,8 @@ constexpr int kFallbackCandidatesPerStep = 3;
 // The greedy search from `start` (already measured). Each step tries keeping float the nodes behind
 // each of the kFallbackCandidatesPerStep worst layers of the current model (NodesToUnquantize: the
 // tensor's producer and its MatMul/Gemm/Conv readers, less the nodes already kept), measures each candidate model, and keeps the best one if it is better than
-// the current model (gate passed first, then the smaller top-1 excess, then the higher worst output
-// SQNR). It stops when the gate passes, when `budget` models have been measured, or when no candidate
+// the current model (gate passed first, then the smaller top-1 excess, then the smaller shortfall of the
+// task agreements below min_task_agreement, then the higher worst output SQNR). It stops when the gate passes, when `budget` models have been measured, or when no candidate
 // is better.
 FallbackOutcome AutoFallback(const Graph& float_model, const GateConfig& gate, int64_t budget, FallbackCandidate start,
                              const FallbackRewrite& rewrite, const FallbackMeasure& measure);

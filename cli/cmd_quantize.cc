@@ -169,7 +169,8 @@ int QuantizeCommand(int argc, char** argv) {
   const auto measure = [&](FallbackCandidate* c) {
     c->graph = std::make_shared<const Graph>(GraphFromModel(c->model, ModelFolder(config), "quantized model"));
     Batches batches{SampleReader::Open(float_graph, data, vo)};
-    c->result = Validate(float_graph, *c->graph, c->info.twins, batches.source(), val.labels.empty() ? nullptr : &labels, true);
+    c->result = Validate(float_graph, *c->graph, c->info.twins, batches.source(), val.labels.empty() ? nullptr : &labels, true,
+                         val.tasks);
     AttachReaders(c->info, &c->result);
   };
   measure(&chosen);

@@ -30,6 +30,9 @@ nlohmann::json EffectiveConfig(const ConfigFile& config, const CalibrationConfig
   nlohmann::json gate = nlohmann::json::object();
   if (val.gate.min_sqnr_db) gate["min_sqnr_db"] = *val.gate.min_sqnr_db;
   if (val.gate.max_top1_drop) gate["max_top1_drop"] = *val.gate.max_top1_drop;
+  if (val.gate.min_task_agreement) gate["min_task_agreement"] = *val.gate.min_task_agreement;
+  nlohmann::json tasks = nlohmann::json::object();
+  for (const auto& [output, spec] : val.tasks) tasks[output] = TaskSpecJson(spec);
   return {
       {"model", config.model},
       {"output", config.output},
@@ -60,6 +63,7 @@ nlohmann::json EffectiveConfig(const ConfigFile& config, const CalibrationConfig
        {{"data", val.data.empty() ? cal.data : val.data},
         {"labels", val.labels.empty() ? nlohmann::json(nullptr) : nlohmann::json(val.labels)},
         {"report", val.report.empty() ? (out.parent_path() / (out.stem().string() + ".report.html")).string() : val.report},
+        {"tasks", tasks},
         {"gate", gate}}}};
 }
 

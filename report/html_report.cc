@@ -56,6 +56,8 @@ using report_fields::NodeList;
 using report_fields::ReadBy;
 using report_fields::ReadByNames;
 using report_fields::Sqnr;
+using report_fields::TaskAgreementFigure;
+using report_fields::TaskSummary;
 // A scalar as plain text (not yet escaped); "" for null, objects and arrays.
 std::string Text(const json& v) {
   if (v.is_string()) return v.get<std::string>();
@@ -175,7 +177,8 @@ void Warnings(std::ostringstream& o, const json& warnings) {
   o << "</ul>\n";
 }
 
-void Outputs(std::ostringstream& o, const json& r, std::optional<double> min_sqnr, std::optional<double> max_drop) {
+void Outputs(std::ostringstream& o, const json& r, std::optional<double> min_sqnr, std::optional<double> max_drop,
+             std::optional<double> min_task) {
   const json& outputs = Items(At(r, "outputs"));
   o << "<h2>Model outputs</h2>\n";
   if (outputs.empty()) {
@@ -187,6 +190,8 @@ void Outputs(std::ostringstream& o, const json& r, std::optional<double> min_sqn
        "<th class=\"num\">Mean |err|</th><th class=\"num\">RMSE</th>";
   if (top1) o << "<th class=\"num\">Top-1 float</th><th class=\"num\">Top-1 int8</th><th class=\"num\">Top-1 drop</th>"
                  "<th class=\"num\">Agreement</th>";
+  const bool task = std::any_of(outputs.begin(), outputs.end(), [](const json& x) { return At(x, "task").is_object(); });
+  if (task) o << "<th>Task (int8 vs float)</th>";
   o << "</tr>\n";
   for (const json& out : outputs) {
     const auto sqnr = Sqnr(At(out, "sqnr_db"));
@@ -201,6 +206,11 @@ void Outputs(std::ostringstream& o, const json& r, std::optional<double> min_sqn
       o << Td(Or(f, Pct)) << Td(Or(q, Pct))
         << Td(f && q ? FormatFixed(100 * drop, 2) + " pp" : "—", f && q && max_drop && drop > *max_drop)
         << Td(Or(Num(At(t, "agreement")), Pct));
+    }
+    if (task) {
+      const auto agreement = TaskAgreementFigure(At(out, "task"));
+      o << "<td class=\"task" << (agreement && min_task && *agreement < *min_task ? " bad" : "") << "\">"
+        << E(TaskSummary(At(out, "task"))) << "</td>";
     }
     o << "</tr>\n";
   }
@@ -311,6 +321,7 @@ std::string RenderHtmlReport(const json& report) {
   const json& thresholds = At(gate, "thresholds");
   const auto min_sqnr = Num(At(thresholds, "min_sqnr_db"));
   const auto max_drop = Num(At(thresholds, "max_top1_drop"));
+  const auto min_task = Num(At(thresholds, "min_task_agreement"));
   const std::string model = Text(At(At(report, "provenance"), "model"));
   std::ostringstream o;
   o << "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<title>ptq report"
@@ -318,7 +329,7 @@ std::string RenderHtmlReport(const json& report) {
   Title(o, report);
   Gate(o, gate);  // the verdict first, then where it comes from
   Provenance(o, report);
-  Outputs(o, report, min_sqnr, max_drop);
+  Outputs(o, report, min_sqnr, max_drop, min_task);
   Warnings(o, Items(At(report, "warnings")));
   const json& layers = Items(At(report, "layers"));
   Fallback(o, At(report, "fallback"));

@@ -72,6 +72,45 @@ inline std::vector<std::string> OutputNotes(const json& outputs) {
   return notes;
 }
 
+// An output's task metrics in one line ("" when it has none), e.g. "ctc: 97.5% same text, token error 0.80%".
+inline std::string TaskSummary(const json& task) {
+  const json& type = At(task, "type");
+  if (!type.is_string()) return "";
+  const std::string t = type.get<std::string>();
+  auto pct = [](std::optional<double> f, int digits) {
+    if (!f) return std::string("—");
+    char buf[32];
+    std::snprintf(buf, sizeof buf, "%.*f%%", digits, 100 * *f);
+    return std::string(buf);
+  };
+  auto count = [&](const char* key) { return Num(At(task, key)) ? At(task, key).dump() : std::string("?"); };
+  std::string s = t + ": ";
+  if (Num(At(task, "samples")).value_or(0) <= 0) return s + "no samples measured";
+  if (t == "classification") {
+    s += pct(Num(At(task, "top1_agreement")), 1) + " top-1 agree";
+    if (Num(At(task, "top5_agreement"))) s += ", " + pct(Num(At(task, "top5_agreement")), 1) + " in float's top-5";
+  } else if (t == "ctc") {
+    s += pct(Num(At(task, "same_sequence")), 1) + " same text, token error " + pct(Num(At(task, "token_error_rate")), 2);
+  } else if (t == "text_detection") {
+    s += pct(Num(At(task, "recall")), 1) + " of " + count("float_boxes") + " float boxes matched, precision " +
+         pct(Num(At(task, "precision")), 1) + " (" + count("int8_boxes") + " int8 boxes)";
+  } else if (t == "segmentation") {
+    s += pct(Num(At(task, "pixel_agreement")), 1) + " pixels agree";
+  } else {
+    s += "unknown task";
+  }
+  return s;
+}
+
+// The task's main agreement figure (what validation.gate.min_task_agreement checks), if the report has it.
+inline std::optional<double> TaskAgreementFigure(const json& task) {
+  const json& type = At(task, "type");
+  if (!type.is_string()) return std::nullopt;
+  const std::string t = type.get<std::string>();
+  const char* key = t == "ctc" ? "same_sequence" : t == "text_detection" ? "recall" : t == "segmentation" ? "pixel_agreement" : "top1_agreement";
+  return Num(At(task, key));
+}
+
 // A recovery or fallback entry's nodes, comma-separated ("nodes", else the single "node").
 inline std::string NodeList(const json& entry) {
   std::string s;

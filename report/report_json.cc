@@ -52,6 +52,12 @@ std::vector<std::string> GateFailures(const ValidationResult& r, const GateConfi
       out.push_back("output '" + o.name + "': SQNR " + Fixed(o.error.sqnr_db(), 2) + " dB < min_sqnr_db " +
                     Fixed(*gate.min_sqnr_db, 2));
     }
+    const std::optional<double> agreement = o.task ? TaskAgreement(*o.task) : std::nullopt;
+    if (gate.min_task_agreement && agreement && *agreement < *gate.min_task_agreement) {
+      out.push_back("output '" + o.name + "': " + TaskTypeName(o.task->spec.type) + " " +
+                    TaskAgreementName(o.task->spec.type) + " " + Fixed(*agreement, 4) + " < min_task_agreement " +
+                    Fixed(*gate.min_task_agreement, 4));
+    }
     if (gate.max_top1_drop && o.has_top1) {
       const double drop = Rate(o.float_right, o.labelled) - Rate(o.int8_right, o.labelled);
       if (drop > *gate.max_top1_drop) {
@@ -101,6 +107,7 @@ nlohmann::json ReportJson(const ValidationResult& r, const nlohmann::json& prove
       j["top1"] = {{"float", Rate(o.float_right, o.labelled)}, {"int8", Rate(o.int8_right, o.labelled)},
                    {"agreement", Rate(o.agree, o.labelled)}, {"samples", o.labelled}};
     }
+    if (o.task) j["task"] = TaskJson(*o.task);
     outputs.push_back(j);
   }
   nlohmann::json layers = nlohmann::json::array();
@@ -130,6 +137,7 @@ nlohmann::json ReportJson(const ValidationResult& r, const nlohmann::json& prove
     nlohmann::json t = nlohmann::json::object();
     if (gate.min_sqnr_db) t["min_sqnr_db"] = *gate.min_sqnr_db;
     if (gate.max_top1_drop) t["max_top1_drop"] = *gate.max_top1_drop;
+    if (gate.min_task_agreement) t["min_task_agreement"] = *gate.min_task_agreement;
     const std::vector<std::string> failures = GateFailures(r, gate);
     j["gate"] = {{"thresholds", t},
                  {"passed", failures.empty()},

@@ -15,7 +15,9 @@ namespace ptq {
 struct GateConfig {
   std::optional<double> min_sqnr_db;    // every model output's SQNR must reach it
   std::optional<double> max_top1_drop;  // float top-1 minus int8 top-1 (fraction) must not exceed it
-  bool any() const { return min_sqnr_db.has_value() || max_top1_drop.has_value(); }
+  // every task's main agreement figure (TaskAgreement: a fraction) must reach it
+  std::optional<double> min_task_agreement;
+  bool any() const { return min_sqnr_db.has_value() || max_top1_drop.has_value() || min_task_agreement.has_value(); }
 };
 
 // What keeping one tensor float buys: the model outputs' SQNR (worst output) with the nodes that

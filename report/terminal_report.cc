@@ -36,6 +36,8 @@ using report_fields::FallbackSummary;
 using report_fields::NodeList;
 using report_fields::ReadBy;
 using report_fields::Sqnr;
+using report_fields::TaskAgreementFigure;
+using report_fields::TaskSummary;
 // A scalar as text with C0/C1 control characters (ESC, CSI, newlines...) replaced by '?'.
 std::string Text(const json& v) {
   std::string s;
@@ -118,6 +120,7 @@ std::string RenderTerminalReport(const json& report, bool color, int max_layers)
   const json& gate = At(report, "gate");
   const auto min_sqnr = Num(At(At(gate, "thresholds"), "min_sqnr_db"));
   const auto max_drop = Num(At(At(gate, "thresholds"), "max_top1_drop"));
+  const auto min_task = Num(At(At(gate, "thresholds"), "min_task_agreement"));
   const double low = min_sqnr.value_or(kLowSqnrDb);
   auto sqnr_color = [&](std::optional<double> v) { return v && *v < low ? kRed : nullptr; };
   std::ostringstream o;
@@ -153,6 +156,11 @@ std::string RenderTerminalReport(const json& report, bool color, int max_layers)
         right.push_back(true);
       }
     }
+    const bool task = std::any_of(outputs.begin(), outputs.end(), [](const json& x) { return At(x, "task").is_object(); });
+    if (task) {
+      rows[0].push_back({"task (int8 vs float)"});
+      right.push_back(false);
+    }
     for (const json& out : outputs) {
       const auto sqnr = Sqnr(At(out, "sqnr_db"));
       const auto cos = Num(At(out, "cosine")), max_err = Sqnr(At(out, "max_abs_error")), rmse = Sqnr(At(out, "rmse"));
@@ -169,6 +177,10 @@ std::string RenderTerminalReport(const json& report, bool color, int max_layers)
         row.push_back({Pct(q)});
         row.push_back({f && q ? FormatFixed(100 * (*f - *q), 2) + " pp" : "—", bad_drop ? kRed : nullptr});
         row.push_back({Pct(Num(At(t, "agreement")))});
+      }
+      if (task) {
+        const auto agreement = TaskAgreementFigure(At(out, "task"));
+        row.push_back({Text(json(TaskSummary(At(out, "task")))), agreement && min_task && *agreement < *min_task ? kRed : nullptr});
       }
       rows.push_back(std::move(row));
     }

@@ -8,6 +8,7 @@
 #include <set>
 
 #include "runtime/error.h"
+#include "runtime/json_fields.h"
 #include "runtime/quant_math.h"
 #include "runtime/session.h"
 #include "runtime/value_movement.h"
@@ -124,6 +125,24 @@ void AddTop1(OutputStats* o, const Tensor& f, const Tensor& q, const Tensor* lab
   }
 }
 
+// A TaskStats for each output `tasks` names; a usage error when the model has no output of that name.
+void AttachTasks(const TaskSpecs& tasks, std::vector<OutputStats>* outputs) {
+  std::vector<std::string> names;
+  for (const auto& o : *outputs) names.push_back(o.name);
+  for (const auto& [name, spec] : tasks) {
+    auto it = std::find_if(outputs->begin(), outputs->end(), [&](const OutputStats& o) { return o.name == name; });
+    if (it == outputs->end()) {
+      std::string list;
+      for (const auto& n : names) list += (list.empty() ? "'" : ", '") + n + "'";
+      const std::string near = NearestKey(name, names);
+      ThrowUsageError("'validation.tasks.", name, "': the model has no output '", name, "'",
+                      near.empty() ? " (its outputs: " + list + ")" : " (did you mean '" + near + "'?)");
+    }
+    it->task.emplace();
+    it->task->spec = spec;
+  }
+}
+
 }  // namespace
 
 int ValueBin(float v, float lo, float hi, int bins) {
@@ -133,8 +152,13 @@ int ValueBin(float v, float lo, float hi, int bins) {
 }
 
 ValidationResult Validate(const Graph& fg, const Graph& qg, const std::map<std::string, std::string>& twins,
-                          const BatchSource& next, const Tensor* labels, bool per_layer) {
+                          const BatchSource& next, const Tensor* labels, bool per_layer, const TaskSpecs& tasks) {
   ValidationResult r;
+  for (const auto& o : fg.outputs) {
+    r.outputs.emplace_back();
+    r.outputs.back().name = o.name;
+  }
+  AttachTasks(tasks, &r.outputs);
   std::map<std::string, const Node*> qproducer, fproducer;
   for (const Node& n : qg.nodes) {
     for (const auto& o : n.outputs) qproducer[o] = &n;
@@ -167,10 +191,6 @@ ValidationResult Validate(const Graph& fg, const Graph& qg, const std::map<std::
   std::set<std::string> want_float;
   for (const auto& kv : layers) want_float.insert(kv.second.tensor);
   Session fs(std::make_shared<const Graph>(fg)), qs(std::make_shared<const Graph>(qg));
-  for (const auto& o : fg.outputs) {
-    r.outputs.emplace_back();
-    r.outputs.back().name = o.name;
-  }
   std::map<std::string, int64_t> first_use;
   std::map<std::string, Tensor> batch;
   int64_t n = 0;
@@ -194,6 +214,7 @@ ValidationResult Validate(const Graph& fg, const Graph& qg, const std::map<std::
       AddOutput(&r.outputs[k], fout[k], qout[k], r.samples);
       if (fout[k].dtype() == qout[k].dtype() && fout[k].shape() == qout[k].shape()) {
         AddTop1(&r.outputs[k], fout[k], qout[k], labels, r.samples);
+        if (r.outputs[k].task) AddTaskBatch(&*r.outputs[k].task, r.outputs[k].name, fout[k], qout[k]);
       }
     }
     r.samples += n;

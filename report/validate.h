@@ -4,10 +4,13 @@
 
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "report/error_metrics.h"
+#include "report/task_config.h"
+#include "report/task_metrics.h"
 #include "runtime/graph.h"
 
 namespace ptq {
@@ -28,6 +31,7 @@ struct OutputStats {
   int64_t equal = 0, elements = 0;
   bool has_top1 = false;     // labels given and the output is [samples, classes]
   int64_t float_right = 0, int8_right = 0, agree = 0, labelled = 0;
+  std::optional<TaskStats> task;  // validation.tasks names this output
 };
 
 // An integer tensor of the quantized model and its float twin (the tensor it quantizes).
@@ -58,10 +62,12 @@ struct ValidationResult {
 // to the float model's tensor it quantizes (the rewrite's RewriteInfo::twins); its scale and zero point
 // are read from the QuantizeLinear / QLinearMatMul / QLinearConv that writes it (through ops that only
 // move values). `labels` (int64 [samples], may be null) enables top-1 for outputs of shape
-// [samples, classes]. With `per_layer` false only the outputs are compared (faster).
+// [samples, classes]. With `per_layer` false only the outputs are compared (faster). `tasks` adds task
+// metrics to the outputs it names (a usage error, before any batch runs, when the model has no such
+// output; see AddTaskBatch for outputs whose shape does not fit).
 ValidationResult Validate(const Graph& float_model, const Graph& int8_model,
                           const std::map<std::string, std::string>& twins, const BatchSource& next,
-                          const Tensor* labels, bool per_layer);
+                          const Tensor* labels, bool per_layer, const TaskSpecs& tasks = {});
 
 // The bin of value v in `bins` equal bins over [lo, hi]; values beyond either end (however far, or
 // infinite) fall into the end bins. REQUIRES: lo < hi, bins > 0, v not NaN.

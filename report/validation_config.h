@@ -6,6 +6,7 @@
 #include <nlohmann/json.hpp>
 
 #include "report/report_json.h"
+#include "report/task_config.h"
 
 namespace ptq {
 
@@ -13,6 +14,7 @@ struct ValidationConfig {
   std::string data;    // resolved; "" means: the calibration data
   std::string labels;  // resolved; "" when absent
   std::string report;  // resolved; "" means: <output stem>.report.html beside the output
+  TaskSpecs tasks;     // task metrics, by model output
   GateConfig gate;
 };
 

@@ -67,5 +67,28 @@ TEST(ConfigSchema, EveryKeyOfTheSchemaIsAcceptedAndOthersAreNot) {
   EXPECT_EQ(c["calibration"]["batch_size"], 16);
 }
 
+// validation.tasks maps output names to one of the schema's task objects: each with every key it lists
+// is accepted; a key it does not list is refused.
+TEST(ConfigSchema, EveryTaskOfTheSchemaIsAcceptedWithItsKeysAndNoOthers) {
+  const std::string root = std::string(PTQ_SOURCE_DIR) + "/configs/";
+  const auto schema = nlohmann::json::parse(ReadText(root + "schema.json"));
+  const auto& variants = schema["properties"]["validation"]["properties"]["tasks"]["additionalProperties"]["oneOf"];
+  ASSERT_EQ(variants.size(), 4u);
+  for (const auto& v : variants) {
+    nlohmann::json task = nlohmann::json::object();
+    for (const auto& [key, p] : v["properties"].items()) {
+      task[key] = p.contains("const") ? p["const"] : SampleValue("validation.tasks.logits." + key, p);
+    }
+    const nlohmann::json tasks = {{"logits", task}};
+    auto r = RunPtq("quantize --config " + root + "example.json --print-config --set 'validation.tasks=" + tasks.dump() + "'");
+    ASSERT_EQ(r.exit_code, 0) << tasks.dump() << ": " << r.output;
+    EXPECT_EQ(nlohmann::json::parse(r.output)["validation"]["tasks"]["logits"], task);  // every key, as given
+    nlohmann::json extra = tasks;
+    extra["logits"]["unlisted"] = 1;
+    r = RunPtq("quantize --config " + root + "example.json --print-config --set 'validation.tasks=" + extra.dump() + "'");
+    EXPECT_EQ(r.exit_code, 1) << extra.dump() << ": " << r.output;
+  }
+}
+
 }  // namespace
 }  // namespace ptq

@@ -230,7 +230,11 @@ void ConfigSeeds() {
                    "exclude_nodes": ["head", "/blocks\\.[0-9]+/attn/"],
                    "overrides": {"x": {"min": -1, "max": 1}, "y": {"scale": 0.5, "zero_point": 3, "dtype": "uint8"}},
                    "opset": 17},
-  "validation": {"data": "eval", "labels": "labels.npy", "report": "r.md", "gate": {"min_sqnr_db": 20, "max_top1_drop": 0.01}}
+  "validation": {"data": "eval", "labels": "labels.npy", "report": "r.md",
+                 "tasks": {"logits": {"type": "classification"}, "seq": {"type": "ctc", "blank": 0, "axis": 2},
+                           "maps": {"type": "text_detection", "threshold": 0.3, "min_size": 3, "iou": 0.5},
+                           "mask": {"type": "segmentation"}},
+                 "gate": {"min_sqnr_db": 20, "max_top1_drop": 0.01, "min_task_agreement": 0.9}}
 })");
   Write("config", "with_sets.json", std::string(R"({"model": "m.onnx", "quantization": {"opset": 13}})") + '\0' +
                                         "calibration.method=mse" + '\0' + "quantization.exclude_nodes=[\"/a|b/\"]");

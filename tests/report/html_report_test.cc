@@ -133,5 +133,22 @@ TEST(HtmlReport, ShortenMiddleKeepsBothEndsAndCodePoints) {
   EXPECT_EQ(ShortenMiddle("ééééééé", 3), "é…é");
 }
 
+// Each output's task figures in words, in a Task column; below min_task_agreement it is marked bad.
+TEST(HtmlReport, TaskColumnSaysWhatQuantizationDidToTheTask) {
+  json r = SyntheticReport();
+  r["outputs"][0]["task"] = {{"type", "ctc"}, {"samples", 128}, {"same_sequence", 0.875}, {"token_error_rate", 0.0125}};
+  r["outputs"].push_back({{"name", "maps<1>"}, {"sqnr_db", 30.0},
+                          {"task", {{"type", "text_detection"}, {"samples", 32}, {"float_boxes", 202}, {"int8_boxes", 204},
+                                    {"matched", 202}, {"recall", 1.0}, {"precision", 202.0 / 204}}}});
+  r["gate"]["thresholds"]["min_task_agreement"] = 0.9;
+  const std::string html = RenderHtmlReport(r);
+  EXPECT_NE(html.find("<th>Task (int8 vs float)</th>"), std::string::npos);
+  EXPECT_NE(html.find("<td class=\"task bad\">ctc: 87.5% same text, token error 1.25%</td>"), std::string::npos) << html;
+  EXPECT_NE(html.find("<td class=\"task\">text_detection: 100.0% of 202 float boxes matched, precision 99.0% (204 int8 boxes)</td>"),
+            std::string::npos);
+  // Without tasks there is no column.
+  EXPECT_EQ(RenderHtmlReport(SyntheticReport()).find("Task (int8 vs float)"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace ptq

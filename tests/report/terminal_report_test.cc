@@ -118,5 +118,23 @@ TEST(TerminalReport, MissingOptionalFieldsDoNotCrash) {
   EXPECT_FALSE(RenderTerminalReport(json(), true).empty());
 }
 
+// Each output's task figures in words, in the last column; red below min_task_agreement.
+TEST(TerminalReport, TaskColumnSaysWhatQuantizationDidToTheTask) {
+  json r = SyntheticReport();
+  r["outputs"][0]["task"] = {{"type", "classification"}, {"samples", 128}, {"rows", 128}, {"top1_agreement", 0.96875},
+                             {"top5_agreement", 1.0}};
+  r["outputs"].push_back({{"name", "seq"}, {"sqnr_db", 30.0},
+                          {"task", {{"type", "ctc"}, {"samples", 128}, {"same_sequence", 0.975}, {"token_error_rate", 0.008}}}});
+  r["gate"]["thresholds"]["min_task_agreement"] = 0.97;
+  const std::string plain = RenderTerminalReport(r, false);
+  EXPECT_NE(plain.find("task (int8 vs float)"), std::string::npos) << plain;
+  EXPECT_NE(plain.find("classification: 96.9% top-1 agree, 100.0% in float's top-5"), std::string::npos) << plain;
+  EXPECT_NE(plain.find("ctc: 97.5% same text, token error 0.80%"), std::string::npos) << plain;
+  const std::string colour = RenderTerminalReport(r, true);
+  EXPECT_NE(colour.find("\x1b[31mclassification: 96.9%"), std::string::npos) << colour;  // below 0.97
+  EXPECT_EQ(colour.find("\x1b[31mctc:"), std::string::npos) << colour;
+  EXPECT_EQ(RenderTerminalReport(SyntheticReport(), false).find("task (int8 vs float)"), std::string::npos);
+}
+
 }  // namespace
 }  // namespace ptq
