@@ -204,7 +204,7 @@ int QuantizeCommand(int argc, char** argv) {
     const Graph input_graph = LoadGraph(config.model);
     Batches again{SampleReader::Open(input_graph, data, vo)};
     ValidationResult vs_input =
-        Validate(input_graph, *chosen.graph, {}, again.source(), val.labels.empty() ? nullptr : &labels, false);
+        Validate(input_graph, *chosen.graph, {}, again.source(), val.labels.empty() ? nullptr : &labels, false, val.tasks);
     chosen.result.outputs = std::move(vs_input.outputs);
   }
   const onnx::ModelProto& q = chosen.model;
