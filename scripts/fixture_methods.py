@@ -3,7 +3,7 @@
 whole held-out digits test set (360 samples: sklearn's digits has 1797 images, 1437 of them train the
 fixtures, so no larger untouched split exists), float against int8, calibration on the fixtures' calib/.
 Work files: $PTQ_ZOO_DIR/fixture_methods/. Prints a Markdown table.
-    /usr/bin/python3 scripts/fixture_methods.py --ptq build/ptq [--methods mse,mse+bias_correction]"""
+    /usr/bin/python3 scripts/fixture_methods.py --ptq build/ptq [--methods mse+no_bias_correction,mse]"""
 import argparse
 import json
 import os
@@ -26,7 +26,7 @@ FIXTURES = [("digits_cnn", "digits_cnn.onnx", "images"),
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--ptq", default=os.path.join(common.REPO, "build", "ptq"))
-    ap.add_argument("--methods", default="minmax,mse,mse+bias_correction,mse+smoothquant,mse+cross_layer_equalization")
+    ap.add_argument("--methods", default="mse+no_bias_correction,mse,mse+smoothquant,mse+cross_layer_equalization")
     a = ap.parse_args()
     work = os.path.join(common.zoo_dir(), "fixture_methods")
     test_x, test_y = digits_splits()["test"]
@@ -45,7 +45,7 @@ def main():
             src = os.path.join(common.REPO, "tests", "data", folder)
             cfg = {"model": os.path.join(src, model), "output": os.path.join(d, "q.onnx"),
                    "calibration": {"data": os.path.join(src, "calib"), "method": rng, "batch_size": 16},
-                   "quantization": {k: True for k in switches},
+                   "quantization": {k[3:] if k.startswith("no_") else k: not k.startswith("no_") for k in switches},
                    "validation": {"data": data, "labels": os.path.join(work, "labels.npy"),
                                   "report": os.path.join(d, "report.json")}}
             with open(os.path.join(d, "config.json"), "w") as f:
