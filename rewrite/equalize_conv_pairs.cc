@@ -121,7 +121,8 @@ class Equalizer {
     const int64_t group = GetIntAttr(c2, "group", 1);
     const bool bias_fits = c1.input_size() < 3 || c1.input(2).empty() ||
                            g_->initializer(init_.at(c1.input(2))).dims(0) == w1.dims(0);
-    return bias_fits && group >= 1 && w2.dims(1) * group == w1.dims(0) && w2.dims(0) % group == 0 && w1.dims(0) > 0;
+    return bias_fits && group >= 1 && w2.dims(1) * group == w1.dims(0) && w2.dims(0) % group == 0 && w1.dims(0) > 0 &&
+           w2.dims(0) > 0;
   }
 
   bool UsableConv(const onnx::NodeProto& n) const {
