@@ -4,13 +4,13 @@
 #include <algorithm>
 #include <vector>
 
-#include "runtime/ops/conv_geometry.h"
-#include "runtime/ops/depthwise_conv.h"
+#include "runtime/kernels/conv/conv_geometry.h"
+#include "runtime/kernels/conv/depthwise_conv.h"
 #include "runtime/ops/float_compute.h"
-#include "runtime/ops/im2col.h"
-#include "runtime/ops/row_major_gemm.h"
+#include "runtime/kernels/conv/im2col.h"
+#include "runtime/kernels/gemm_f32/row_major_gemm.h"
 #include "runtime/ops/scratch_buffer.h"
-#include "runtime/ops/wide_im2col.h"
+#include "runtime/kernels/conv/wide_im2col.h"
 
 namespace ptq {
 namespace {

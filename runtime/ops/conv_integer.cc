@@ -4,9 +4,9 @@
 
 #include <optional>
 
-#include "runtime/ops/conv_geometry.h"
-#include "runtime/ops/int8_conv.h"
-#include "runtime/ops/int_conv_reference.h"
+#include "runtime/kernels/conv/conv_geometry.h"
+#include "runtime/kernels/conv/int8_conv.h"
+#include "runtime/kernels/conv/int_conv_reference.h"
 
 namespace ptq {
 namespace {

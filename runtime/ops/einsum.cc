@@ -7,7 +7,7 @@
 #include "runtime/ops/copy_util.h"
 #include "runtime/ops/einsum_equation.h"
 #include "runtime/ops/float_compute.h"
-#include "runtime/ops/row_major_gemm.h"
+#include "runtime/kernels/gemm_f32/row_major_gemm.h"
 #include "runtime/shape_util.h"
 
 namespace ptq {

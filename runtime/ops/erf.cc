@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include "runtime/ops/elementwise.h"
-#include "runtime/ops/vector_math.h"
+#include "runtime/kernels/vector/vector_math.h"
 
 namespace ptq {
 namespace {

@@ -2,7 +2,7 @@
 #include "runtime/ops/gemm.h"
 
 #include "runtime/ops/float_compute.h"
-#include "runtime/ops/row_major_gemm.h"
+#include "runtime/kernels/gemm_f32/row_major_gemm.h"
 
 namespace ptq {
 namespace {

@@ -5,8 +5,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "runtime/ops/int8_gemm.h"
-#include "runtime/ops/int_matmul_reference.h"
+#include "runtime/kernels/int8_gemm/int8_gemm.h"
+#include "runtime/kernels/int8_gemm/int_matmul_reference.h"
 #include "runtime/tensor.h"
 
 namespace ptq {

@@ -2,8 +2,8 @@
 #include "runtime/ops/matmul.h"
 
 #include "runtime/ops/float_compute.h"
-#include "runtime/ops/int_matmul_reference.h"
-#include "runtime/ops/row_major_gemm.h"
+#include "runtime/kernels/int8_gemm/int_matmul_reference.h"
+#include "runtime/kernels/gemm_f32/row_major_gemm.h"
 
 namespace ptq {
 namespace {

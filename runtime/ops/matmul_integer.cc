@@ -7,7 +7,7 @@
 
 #include "runtime/error.h"
 #include "runtime/ops/int8_matmul.h"
-#include "runtime/ops/int_matmul_reference.h"
+#include "runtime/kernels/int8_gemm/int_matmul_reference.h"
 
 namespace ptq {
 namespace {

@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <vector>
 
-#include "runtime/ops/conv_geometry.h"
+#include "runtime/kernels/conv/conv_geometry.h"
 
 namespace ptq {
 

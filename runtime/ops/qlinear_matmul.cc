@@ -9,7 +9,7 @@
 
 #include "runtime/error.h"
 #include "runtime/ops/int8_matmul.h"
-#include "runtime/ops/int_matmul_reference.h"
+#include "runtime/kernels/int8_gemm/int_matmul_reference.h"
 #include "runtime/quant_math.h"
 
 namespace ptq {

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "runtime/ops/elementwise.h"
-#include "runtime/ops/vector_math.h"
+#include "runtime/kernels/vector/vector_math.h"
 #include "runtime/tensor.h"
 
 namespace ptq {

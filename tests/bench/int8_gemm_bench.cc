@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "runtime/ops/int8_gemm.h"
+#include "runtime/kernels/int8_gemm/int8_gemm.h"
 
 namespace {
 

@@ -218,8 +218,8 @@ TEST(QuantizeMethods, BadMethodKeysAreUsageErrorsNamingTheKey) {
   TempDir tmp;
   WriteTailCase(tmp.path());
   RunCase(tmp.path(), nlohmann::json::object());
-  for (const std::string& set : {"quantization.smoothquant_alpha=2", "quantization.bias_correction=yes",
-                                 "quantization.cross_layer_equalization=1", "calibration.method=best"}) {
+  for (const std::string set : {"quantization.smoothquant_alpha=2", "quantization.bias_correction=yes",
+                                "quantization.cross_layer_equalization=1", "calibration.method=best"}) {
     fs::remove(tmp.path() / "q.onnx");
     const auto r = RunPtq("quantize --config " + (tmp.path() / "c.json").string() + " --set " + set);
     EXPECT_EQ(r.exit_code, 1) << set << "\n" << r.output;

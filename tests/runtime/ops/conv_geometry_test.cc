@@ -1,7 +1,7 @@
 // Tests of the sliding-window geometry: output sizes and pads for every auto_pad mode, strides,
 // dilations, ceil_mode, ConvTranspose, and the checks on shapes and attributes. Expected sizes are
 // worked out by hand from the ONNX spec's formulas and from the shapes of ONNX backend tests.
-#include "runtime/ops/conv_geometry.h"
+#include "runtime/kernels/conv/conv_geometry.h"
 
 #include <gtest/gtest.h>
 

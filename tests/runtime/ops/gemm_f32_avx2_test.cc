@@ -2,7 +2,7 @@
 // double-accumulating reference (shapes, transposes, strides, alpha, beta, NaN in C with beta == 0,
 // reads past the operands); of its bit-for-bit independence from M, thread count and kernels; and of
 // the PTQ_CPU override of CPU feature detection.
-#include "runtime/ops/gemm_f32_avx2.h"
+#include "runtime/kernels/gemm_f32/gemm_f32_avx2.h"
 
 #include <gtest/gtest.h>
 #include <omp.h>

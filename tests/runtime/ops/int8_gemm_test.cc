@@ -1,7 +1,7 @@
 // Int8Gemm on every instruction set this CPU runs, bit for bit against IntGemmReference + RequantizeValue:
 // random shapes (M = 1, K not a multiple of 4, N not a multiple of 16), all uint8/int8 combinations,
 // zero points per row/column, bias, per-column multipliers, transposed packing, strides, threads.
-#include "runtime/ops/int8_gemm.h"
+#include "runtime/kernels/int8_gemm/int8_gemm.h"
 
 #include <gtest/gtest.h>
 #include <omp.h>
@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "runtime/ops/int_matmul_reference.h"
+#include "runtime/kernels/int8_gemm/int_matmul_reference.h"
 #include "runtime/quant_math.h"
 
 namespace ptq {

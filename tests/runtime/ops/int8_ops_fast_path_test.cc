@@ -9,9 +9,9 @@
 #include <string>
 #include <vector>
 
-#include "runtime/ops/conv_geometry.h"
-#include "runtime/ops/int_conv_reference.h"
-#include "runtime/ops/int_matmul_reference.h"
+#include "runtime/kernels/conv/conv_geometry.h"
+#include "runtime/kernels/conv/int_conv_reference.h"
+#include "runtime/kernels/int8_gemm/int_matmul_reference.h"
 #include "runtime/quant_math.h"
 #include "tests/runtime/ops/op_test_util.h"
 

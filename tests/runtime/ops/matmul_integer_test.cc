@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "runtime/ops/int_matmul_reference.h"
+#include "runtime/kernels/int8_gemm/int_matmul_reference.h"
 #include "tests/runtime/ops/op_test_util.h"
 
 namespace ptq {

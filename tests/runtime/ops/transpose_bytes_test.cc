@@ -1,5 +1,5 @@
 // TransposeBytes against the definition over sizes around the 16 x 16 block (including 0 and 1).
-#include "runtime/ops/transpose_bytes.h"
+#include "runtime/kernels/conv/transpose_bytes.h"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // Byte-matrix transpose: SSE2 16 x 16 blocks (4 unpack stages), plain loops for the borders.
-#include "runtime/ops/transpose_bytes.h"
+#include "runtime/kernels/conv/transpose_bytes.h"
 
 #if defined(__x86_64__)
 #include <emmintrin.h>

@@ -1,5 +1,5 @@
 // Stride-1 im2col: pad each channel once, then copy each im2col row as one contiguous run.
-#include "runtime/ops/wide_im2col.h"
+#include "runtime/kernels/conv/wide_im2col.h"
 
 #include <algorithm>
 

@@ -1,5 +1,5 @@
 // Resolves convolution/pooling attributes and input shapes into pads and output sizes.
-#include "runtime/ops/conv_geometry.h"
+#include "runtime/kernels/conv/conv_geometry.h"
 
 #include <algorithm>
 

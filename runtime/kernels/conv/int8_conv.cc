@@ -1,13 +1,13 @@
 // Int8 convolution as GEMMs: im2row of each image and group, Int8Gemm, then a transpose into NCHW order.
-#include "runtime/ops/int8_conv.h"
+#include "runtime/kernels/conv/int8_conv.h"
 
 #include <omp.h>
 
 #include <algorithm>
 #include <cstring>
 
-#include "runtime/ops/int8_im2row.h"
-#include "runtime/ops/transpose_bytes.h"
+#include "runtime/kernels/conv/int8_im2row.h"
+#include "runtime/kernels/conv/transpose_bytes.h"
 
 namespace ptq {
 namespace {

@@ -1,5 +1,5 @@
 // Plain integer matmul: numpy.matmul shapes, quantization-parameter layouts, and the reference kernel.
-#include "runtime/ops/int_matmul_reference.h"
+#include "runtime/kernels/int8_gemm/int_matmul_reference.h"
 
 #include <algorithm>
 

@@ -2,7 +2,7 @@
 #include <algorithm>
 #include <cstring>
 
-#include "runtime/ops/int8_gemm_kernels.h"
+#include "runtime/kernels/int8_gemm/int8_gemm_kernels.h"
 #include "runtime/quant_math.h"
 
 namespace ptq {

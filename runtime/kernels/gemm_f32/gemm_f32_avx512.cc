@@ -1,6 +1,6 @@
 // AVX-512F micro-kernels of the float32 GEMM: tiles of up to 6 x 32 (1 x 128, 2 x 64) in zmm registers.
 // No Eigen here and AVX-512 only in target("avx512f") functions (see gemm_f32_avx2.cc).
-#include "runtime/ops/gemm_f32_tile.h"
+#include "runtime/kernels/gemm_f32/gemm_f32_tile.h"
 
 #if defined(__x86_64__)
 #include <immintrin.h>

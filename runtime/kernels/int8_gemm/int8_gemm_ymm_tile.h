@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <cstring>
 
-#include "runtime/ops/int8_gemm_kernels.h"
+#include "runtime/kernels/int8_gemm/int8_gemm_kernels.h"
 
 namespace ptq {
 namespace {

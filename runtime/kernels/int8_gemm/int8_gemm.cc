@@ -1,5 +1,5 @@
 // Int8 GEMM driver: instruction-set choice, packing of B (once) and A (per call), the split into threads.
-#include "runtime/ops/int8_gemm.h"
+#include "runtime/kernels/int8_gemm/int8_gemm.h"
 
 #include <omp.h>
 
@@ -8,7 +8,7 @@
 
 #include "runtime/cpu_features.h"
 #include "runtime/error.h"
-#include "runtime/ops/int8_gemm_kernels.h"
+#include "runtime/kernels/int8_gemm/int8_gemm_kernels.h"
 #include "runtime/quant_math.h"
 
 namespace ptq {

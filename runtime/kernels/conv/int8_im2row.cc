@@ -1,5 +1,5 @@
 // im2row for the int8 convolution: padding with the zero point, channel-major and channels-last rows.
-#include "runtime/ops/int8_im2row.h"
+#include "runtime/kernels/conv/int8_im2row.h"
 
 #include <algorithm>
 #include <cstring>

@@ -1,5 +1,5 @@
 // Unfolding of sliding windows into GEMM operands and the scatter-add back.
-#include "runtime/ops/im2col.h"
+#include "runtime/kernels/conv/im2col.h"
 
 #include <algorithm>
 #include <vector>

@@ -4,7 +4,7 @@
 
 #include <cstdint>
 
-#include "runtime/ops/conv_geometry.h"
+#include "runtime/kernels/conv/conv_geometry.h"
 
 namespace ptq {
 

@@ -1,6 +1,6 @@
 // Depthwise convolution: per output row and kernel row, one pass that applies every kernel column,
 // unrolled (and vectorised over the row) for the common widths 3, 5 and 7.
-#include "runtime/ops/depthwise_conv.h"
+#include "runtime/kernels/conv/depthwise_conv.h"
 
 #include <algorithm>
 #include <vector>

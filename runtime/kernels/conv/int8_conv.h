@@ -5,8 +5,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "runtime/ops/conv_geometry.h"
-#include "runtime/ops/int8_gemm.h"
+#include "runtime/kernels/conv/conv_geometry.h"
+#include "runtime/kernels/int8_gemm/int8_gemm.h"
 #include "runtime/tensor.h"
 
 namespace ptq {

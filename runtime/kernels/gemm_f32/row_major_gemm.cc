@@ -1,12 +1,12 @@
 // Row-major GEMM: the AVX2 kernel for float32 when the CPU has it, else Eigen maps over the callers'
 // buffers for floating types; a plain loop for integers.
-#include "runtime/ops/row_major_gemm.h"
+#include "runtime/kernels/gemm_f32/row_major_gemm.h"
 
 #include <Eigen/Core>
 #include <type_traits>
 
 #include "runtime/cpu_features.h"
-#include "runtime/ops/gemm_f32_avx2.h"
+#include "runtime/kernels/gemm_f32/gemm_f32_avx2.h"
 
 namespace ptq {
 namespace {

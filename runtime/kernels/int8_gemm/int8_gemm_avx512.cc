@@ -1,6 +1,6 @@
 // AVX-512 VNNI int8 GEMM block kernel: vpdpbusd tiles of up to 6 rows x 64 columns (1 x 128 for one row),
 // with the zero-point corrections and the requantization done on the accumulators before the store.
-#include "runtime/ops/int8_gemm_kernels.h"
+#include "runtime/kernels/int8_gemm/int8_gemm_kernels.h"
 
 #if defined(__x86_64__)
 #include <immintrin.h>

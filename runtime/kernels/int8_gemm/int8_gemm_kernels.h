@@ -3,7 +3,7 @@
 
 #include <cstdint>
 
-#include "runtime/ops/int8_gemm.h"
+#include "runtime/kernels/int8_gemm/int8_gemm.h"
 
 namespace ptq {
 

@@ -2,7 +2,7 @@
 // micro-kernels (6 x 16 ymm tiles); the AVX-512 ones are in gemm_f32_avx512.cc. Only these files'
 // target("avx2,fma") / target("avx512f") functions use those instruction sets (no -mavx2), and they
 // include no Eigen, so no inline function is compiled twice for different instruction sets.
-#include "runtime/ops/gemm_f32_avx2.h"
+#include "runtime/kernels/gemm_f32/gemm_f32_avx2.h"
 
 #include <omp.h>
 
@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "runtime/cpu_features.h"
-#include "runtime/ops/gemm_f32_tile.h"
+#include "runtime/kernels/gemm_f32/gemm_f32_tile.h"
 
 #if defined(__x86_64__)
 #include <immintrin.h>

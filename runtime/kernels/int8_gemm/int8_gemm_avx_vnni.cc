@@ -1,5 +1,5 @@
 // AVX-VNNI int8 GEMM block kernel: vpdpbusd on ymm (unsigned bytes of A times signed bytes of B).
-#include "runtime/ops/int8_gemm_kernels.h"
+#include "runtime/kernels/int8_gemm/int8_gemm_kernels.h"
 
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -13,7 +13,7 @@ PTQ_YMM_TARGET inline __m256i YmmStep(__m256i acc, __m256i a, __m256i b) { retur
 }  // namespace
 }  // namespace ptq
 
-#include "runtime/ops/int8_gemm_ymm_tile.h"
+#include "runtime/kernels/int8_gemm/int8_gemm_ymm_tile.h"
 
 namespace ptq {
 void Int8BlockAvxVnni(const Int8Block& blk) { YmmBlock(blk); }

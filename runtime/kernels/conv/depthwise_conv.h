@@ -1,7 +1,7 @@
 // Direct depthwise convolution (one input channel per group) over one or two spatial dimensions.
 #pragma once
 
-#include "runtime/ops/conv_geometry.h"
+#include "runtime/kernels/conv/conv_geometry.h"
 
 namespace ptq {
 

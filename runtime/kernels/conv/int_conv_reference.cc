@@ -1,5 +1,5 @@
 // The reference integer convolution: direct N-D loops over output points, channels and kernel taps.
-#include "runtime/ops/int_conv_reference.h"
+#include "runtime/kernels/conv/int_conv_reference.h"
 
 namespace ptq {
 namespace {

@@ -1,6 +1,6 @@
 // AVX2 int8 GEMM block kernel: values widened to int16 and multiplied with vpmaddwd, which is exact
 // (a pair sum is at most 2 * 255 * 128; vpmaddubsw on the bytes would saturate at 32767).
-#include "runtime/ops/int8_gemm_kernels.h"
+#include "runtime/kernels/int8_gemm/int8_gemm_kernels.h"
 
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -16,7 +16,7 @@ PTQ_YMM_TARGET inline __m256i YmmStep(__m256i acc, __m256i a, __m256i b) {
 }  // namespace
 }  // namespace ptq
 
-#include "runtime/ops/int8_gemm_ymm_tile.h"
+#include "runtime/kernels/int8_gemm/int8_gemm_ymm_tile.h"
 
 namespace ptq {
 void Int8BlockAvx2(const Int8Block& blk) { YmmBlock(blk); }
