@@ -26,6 +26,7 @@ RangeMethodChoice ChooseRangeMethod(const ConfigFile& config, const CalibrationC
   so.max_samples = so.max_samples < 0 ? kAutoRangeSamples : std::min(so.max_samples, kAutoRangeSamples);
   RangeMethodChoice choice;
   double best = 0;
+  CalibrationResult chosen;
   for (const std::string& m : AutoRangeCandidates()) {
     CalibrationResult r = *result;
     CalibrationOptions o = cal.options;
@@ -46,11 +47,10 @@ RangeMethodChoice ChooseRangeMethod(const ConfigFile& config, const CalibrationC
     if (choice.chosen.empty() || score > best) {
       choice.chosen = m;
       best = score;
+      chosen = std::move(r);
     }
   }
-  CalibrationOptions o = cal.options;
-  o.method = choice.chosen;
-  ChooseQuantization(graph, o, result);
+  *result = std::move(chosen);
   return choice;
 }
 

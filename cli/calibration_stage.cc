@@ -31,12 +31,12 @@ double ProcessCpuSeconds() {
 }
 
 // quantization.smoothquant: a first pass over the samples for each candidate activation's channel
-// maxima, then the factors (SmoothingFactors). Empty when smoothquant is off or MatMul is not quantized.
-SmoothingFactorMap SmoothQuantFactors(const ConfigFile& config, const CalibrationConfig& cal, const SampleOptions& options,
-                                      bool quiet) {
+// maxima in `p` (cleaned and equalized), then the factors (SmoothingFactors). Empty when smoothquant is
+// off or MatMul is not quantized.
+SmoothingFactorMap SmoothQuantFactors(const PreparedModel& p, const ConfigFile& config, const CalibrationConfig& cal,
+                                      const SampleOptions& options, bool quiet) {
   const QuantizationOptions& q = cal.options.quant;
   if (!q.smoothquant || !q.quantizes("MatMul")) return {};
-  const PreparedModel p = PrepareFloatModel(config.model, q.cross_layer_equalization, {});
   std::set<std::string> tensors;
   for (const auto& [x, readers] : SmoothingCandidates(p.model)) tensors.insert(x);
   if (tensors.empty()) return {};
@@ -55,9 +55,15 @@ SmoothingFactorMap SmoothQuantFactors(const ConfigFile& config, const Calibratio
 CalibrationStage RunCalibrationStage(const ConfigFile& config, const CalibrationConfig& cal,
                                      const SampleOptions& options, const std::string& shard, bool quiet) {
   if (cal.data.empty()) ThrowUsageError("'calibration.data' is required to calibrate");
-  const SmoothingFactorMap smoothing = SmoothQuantFactors(config, cal, options, quiet);
+  // The graph the rewrite will see: cleaned, equalized and smoothed as the config asks (prepared once).
   const bool equalize = cal.options.quant.cross_layer_equalization;
-  const Graph graph = LoadPreparedGraph(config.model, equalize, smoothing);  // the graph the rewrite will see
+  SmoothingFactorMap smoothing;
+  const Graph graph = [&] {
+    PreparedModel p = PrepareFloatModel(config.model, equalize, {});
+    smoothing = SmoothQuantFactors(p, config, cal, options, quiet);
+    if (!smoothing.empty()) ApplySmoothing(&p.model, p.dir, smoothing);
+    return GraphFromModel(p.model, p.dir, config.model);
+  }();
   SampleReader reader = SampleReader::Open(graph, cal.data, options);
   const bool show = !quiet && ::isatty(2);
   const auto t0 = std::chrono::steady_clock::now();

@@ -2,25 +2,23 @@
 #include "rewrite/bias_correction.h"
 
 #include "rewrite/qdq_util.h"
-#include "runtime/quant_math.h"
+#include "runtime/ops/dequantize_linear.h"
 
 namespace ptq {
 namespace {
 
-// The weight's quantized values, dequantized, as float (same shape).
-std::vector<float> DequantizedWeight(const Tensor& w, const TensorQuant& q, const std::string& name) {
-  const Tensor wq = QuantizeWeight(w, q, name);
-  const int64_t axis = q.per_tensor() ? -1 : q.axis;
-  const int64_t channels = axis < 0 ? 1 : w.dim(axis);
-  int64_t inner = 1;
-  for (int64_t d = axis + 1; axis >= 0 && d < w.rank(); ++d) inner *= w.dim(d);
-  std::vector<float> out(static_cast<size_t>(w.size()));
-  for (int64_t i = 0; i < w.size(); ++i) {
-    const size_t c = axis < 0 ? 0 : static_cast<size_t>((i / inner) % channels);
-    const int32_t v = q.dtype == DataType::kInt8 ? wq.data<int8_t>()[i] : wq.data<uint8_t>()[i];
-    out[static_cast<size_t>(i)] = DequantizeValue(v, q.scales[c], q.zero_points[c]);
+// The weight as the integer model holds it: quantized with q, then DequantizeLinear of the runtime.
+Tensor DequantizedWeight(const Tensor& w, const TensorQuant& q, const std::string& name) {
+  const Shape params = q.per_tensor() ? Shape{} : Shape{static_cast<int64_t>(q.scales.size())};
+  const Tensor scale = Tensor::FromVector<float>(params, q.scales);
+  Tensor zero_point(q.dtype, params);
+  for (size_t c = 0; c < q.zero_points.size(); ++c) {
+    if (q.dtype == DataType::kInt8) zero_point.data<int8_t>()[c] = static_cast<int8_t>(q.zero_points[c]);
+    else zero_point.data<uint8_t>()[c] = static_cast<uint8_t>(q.zero_points[c]);
   }
-  return out;
+  DequantizeLinearAttrs attrs;
+  attrs.axis = q.per_tensor() ? 1 : q.axis;
+  return DequantizeLinear(QuantizeWeight(w, q, name), scale, &zero_point, attrs);
 }
 
 }  // namespace
@@ -31,7 +29,8 @@ std::vector<float> BiasShift(const RewriteGraph& g, const onnx::NodeProto& node,
   if (weight.dtype() != DataType::kFloat) return {};
   const int64_t rank = static_cast<int64_t>(x.shape.size());
   const int64_t channels = static_cast<int64_t>(x.float_mean.size());
-  const std::vector<float> wq = DequantizedWeight(weight, w, node.input(1));
+  const Tensor dequantized = DequantizedWeight(weight, w, node.input(1));
+  const float* wq = dequantized.data<float>();
   const float* wf = weight.data<float>();
   std::vector<double> shift;
   if (node.op_type() == "MatMul") {
@@ -41,7 +40,7 @@ std::vector<float> BiasShift(const RewriteGraph& g, const onnx::NodeProto& node,
     for (int64_t k = 0; k < channels; ++k) {
       const double eq = x.quantized_mean[static_cast<size_t>(k)], ex = x.float_mean[static_cast<size_t>(k)];
       for (int64_t o = 0; o < n_out; ++o) {
-        const size_t i = static_cast<size_t>(k * n_out + o);
+        const int64_t i = k * n_out + o;
         shift[static_cast<size_t>(o)] += static_cast<double>(wq[i]) * eq - static_cast<double>(wf[i]) * ex;
       }
     }
@@ -61,7 +60,7 @@ std::vector<float> BiasShift(const RewriteGraph& g, const onnx::NodeProto& node,
         const int64_t base = (m * c_per_group + c) * window;
         double sq = 0, sf = 0;
         for (int64_t s = 0; s < window; ++s) {
-          sq += wq[static_cast<size_t>(base + s)];
+          sq += wq[base + s];
           sf += wf[base + s];
         }
         shift[static_cast<size_t>(m)] += sq * eq - sf * ex;
