@@ -2,7 +2,7 @@
 #include "rewrite/bias_correction.h"
 
 #include "rewrite/qdq_util.h"
-#include "runtime/ops/dequantize_linear.h"
+#include "runtime/ops/quantization/dequantize_linear.h"
 
 namespace ptq {
 namespace {

@@ -1,27 +1,24 @@
-// The explicit list of every kernel ptq has: one line per op (in the family lists below).
+// The explicit list of every kernel ptq has: one line per op, in each category's op_list.cc.
 #include "runtime/op_registry.h"
 
 namespace ptq {
 
-// Each family list is a file in ops/ with one Add(...) line per kernel.
-void RegisterQuantizeOps(OpRegistry& r);     // ops/list_quantize.cc
-void RegisterQuantGemmOps(OpRegistry& r);    // ops/list_qgemm.cc
-void RegisterQuantConvOps(OpRegistry& r);    // ops/list_qconv.cc
-void RegisterElementwiseOps(OpRegistry& r);  // ops/list_elementwise.cc
-void RegisterTensorOps(OpRegistry& r);       // ops/list_tensor.cc
-void RegisterNnOps(OpRegistry& r);           // ops/list_nn.cc
-void RegisterReduceOps(OpRegistry& r);       // ops/list_reduce.cc
-void RegisterControlOps(OpRegistry& r);      // ops/list_control.cc
-void RegisterSignalOps(OpRegistry& r);       // ops/list_signal.cc
+void RegisterQuantizationOps(OpRegistry& r);  // ops/quantization/op_list.cc
+void RegisterMathOps(OpRegistry& r);  // ops/math/op_list.cc
+void RegisterTensorOps(OpRegistry& r);  // ops/tensor/op_list.cc
+void RegisterNnOps(OpRegistry& r);  // ops/nn/op_list.cc
+void RegisterRnnOps(OpRegistry& r);  // ops/rnn/op_list.cc
+void RegisterReductionOps(OpRegistry& r);  // ops/reduction/op_list.cc
+void RegisterControlOps(OpRegistry& r);  // ops/control/op_list.cc
+void RegisterSignalOps(OpRegistry& r);  // ops/signal/op_list.cc
 
 void RegisterAllOps(OpRegistry& r) {
-  RegisterQuantizeOps(r);
-  RegisterQuantGemmOps(r);
-  RegisterQuantConvOps(r);
-  RegisterElementwiseOps(r);
+  RegisterQuantizationOps(r);
+  RegisterMathOps(r);
   RegisterTensorOps(r);
   RegisterNnOps(r);
-  RegisterReduceOps(r);
+  RegisterRnnOps(r);
+  RegisterReductionOps(r);
   RegisterControlOps(r);
   RegisterSignalOps(r);
 }

@@ -1,7 +1,7 @@
 // Tests of AveragePool (count_include_pad both ways, with and without ceil_mode, 1-D, float16) and
 // of GlobalAveragePool / GlobalMaxPool. Expected values: an independent numpy loop over each window's
 // taps (divisor: taps inside the input, or inside the padded extent with count_include_pad).
-#include "runtime/ops/average_pool.h"
+#include "runtime/ops/nn/average_pool.h"
 
 #include <gtest/gtest.h>
 

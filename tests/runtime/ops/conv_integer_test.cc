@@ -2,7 +2,7 @@
 // 3-D, per-channel zero points, mixed signedness and error messages. Expected values of the
 // random cases come from an independent numpy computation (explicit padding with the zero
 // point, then a sliding-window sum of (x - x_zp) * (w - w_zp) in int64).
-#include "runtime/ops/conv_integer.h"
+#include "runtime/ops/quantization/conv_integer.h"
 
 #include <gtest/gtest.h>
 

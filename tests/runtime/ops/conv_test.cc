@@ -2,7 +2,7 @@
 // dilation + asymmetric pads, 1x1, 1-D, 3-D, auto_pad, float16, constant weights, errors. Expected
 // values: an independent numpy loop (np.pad with explicit pads, then a sliding-window sum) on
 // Pattern() inputs (X salt 0, W salt 1, B salt 2).
-#include "runtime/ops/conv.h"
+#include "runtime/ops/nn/conv.h"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
 // Tests of ConvTranspose: output_padding, groups with dilations, output_shape, 1-D, float16. Expected
 // values: an independent numpy scatter (y_full[i * s + k * d] += x[i] * w[k], then cropped by the
 // pads) on Pattern() inputs (X salt 0, W salt 1, B salt 2).
-#include "runtime/ops/conv_transpose.h"
+#include "runtime/ops/nn/conv_transpose.h"
 
 #include <gtest/gtest.h>
 

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "runtime/cpu_features.h"
-#include "runtime/ops/dequantize_linear_rows.h"
+#include "runtime/ops/quantization/dequantize_linear_rows.h"
 #include "runtime/quant_math.h"
 #include "tests/runtime/ops/op_test_util.h"
 

@@ -1,7 +1,7 @@
 // Tests of Einsum: the matmul-like forms exporters emit, transposes, sums, diagonals, ellipses,
 // implicit outputs, three operands, float16, double and errors. Expected values: numpy.einsum on
 // Pattern() inputs (input k gets salt k).
-#include "runtime/ops/einsum.h"
+#include "runtime/ops/math/einsum.h"
 
 #include <gtest/gtest.h>
 

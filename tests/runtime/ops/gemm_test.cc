@@ -1,7 +1,7 @@
 // Tests of Gemm: every transA/transB combination with C absent, scalar, row, column and full, alpha
 // and beta; float16; old-opset broadcast; errors. Expected values: numpy 0.5 * A' @ B' - 1.5 * C on
 // Pattern() inputs (A salt 0, B salt 1, C salt 2; M = 3, K = 4, N = 5).
-#include "runtime/ops/gemm.h"
+#include "runtime/ops/math/gemm.h"
 
 #include <gtest/gtest.h>
 

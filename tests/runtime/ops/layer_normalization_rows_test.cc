@@ -11,7 +11,7 @@
 
 #include "runtime/cpu_features.h"
 #include "runtime/float16.h"
-#include "runtime/ops/layer_normalization.h"
+#include "runtime/ops/nn/layer_normalization.h"
 #include "tests/runtime/ops/op_test_util.h"
 
 namespace ptq {

@@ -1,6 +1,6 @@
 // Tests of MatMul: numpy.matmul shapes (1-D operands, batch broadcasting), float16, integers,
 // constant B and shape errors. Expected values: numpy.matmul on the same Pattern() inputs.
-#include "runtime/ops/matmul.h"
+#include "runtime/ops/math/matmul.h"
 
 #include <gtest/gtest.h>
 

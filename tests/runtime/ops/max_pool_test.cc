@@ -1,7 +1,7 @@
 // Tests of MaxPool: ceil_mode, pads with dilations, 3-D, Indices in row- and column-major order,
 // integers, float16 and errors. Expected values: an independent numpy loop over each window's taps
 // on Distinct() inputs (every value distinct, so the argmax is unique).
-#include "runtime/ops/max_pool.h"
+#include "runtime/ops/nn/max_pool.h"
 
 #include <gtest/gtest.h>
 

@@ -4,7 +4,7 @@
 // cases come from an independent numpy computation: int64 sliding-window sums over the input
 // padded with its zero point, plus bias, wrapped to int32; multiplier
 // float32(float32(x_scale * w_scale) / y_scale); y = clip(rint(float32(acc) * multiplier) + y_zp).
-#include "runtime/ops/qlinear_conv.h"
+#include "runtime/ops/quantization/qlinear_conv.h"
 
 #include <gtest/gtest.h>
 

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "runtime/cpu_features.h"
-#include "runtime/ops/quantize_linear_rows.h"
+#include "runtime/ops/quantization/quantize_linear_rows.h"
 #include "runtime/quant_math.h"
 #include "tests/runtime/ops/op_test_util.h"
 

@@ -1,0 +1,100 @@
+// BatchNormalization kernel (opsets 1-15), inference only: training mode is refused with an error.
+#include "runtime/ops/nn/batch_normalization.h"
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "runtime/ops/math/elementwise.h"
+#include "runtime/ops/math/row_math.h"
+#include "runtime/shape_util.h"
+
+namespace ptq {
+namespace {
+
+class BatchNormalization final : public Kernel {
+ public:
+  // Training mode is: opset >= 14, attribute training_mode = 1; opsets 1-13, more than one output
+  // (the rule opset 7 states; for opsets 1-6 it agrees with ONNX's version converter, which drops
+  // is_test). Before opset 9, spatial = 0 gives every element of X's shape[1:] its own statistics
+  // (the parameters then have shape[1:]'s element count).
+  explicit BatchNormalization(const KernelInit& init)
+      : epsilon_(init.attrs->GetFloat("epsilon", 1e-5f)),
+        spatial_(init.opset < 9 ? init.attrs->GetInt("spatial", 1) != 0 : true) {
+    if (init.opset >= 14) {
+      PTQ_ENFORCE(init.attrs->GetInt("training_mode", 0) == 0,
+                  "BatchNormalization: attribute 'training_mode' is 1; ptq runs inference only and does not "
+                  "support training-mode batch normalization");
+    } else {
+      PTQ_ENFORCE(init.num_outputs <= 1, "BatchNormalization: the node has ", init.num_outputs,
+                  " outputs, which at opset ", init.opset,
+                  " means training mode; ptq runs inference only (use a single output Y)");
+    }
+  }
+
+  void Run(KernelContext& ctx) override {
+    const Tensor& x = ctx.required_input(0);
+    PTQ_ENFORCE(x.rank() >= 2, "BatchNormalization: input 'X' must have rank >= 2 (N x C x ...), got shape ",
+                ShapeToString(x.shape()));
+    const int64_t batch = x.dim(0);
+    // Per-"channel" statistics: channel c covers `inner` contiguous elements of each batch item.
+    const int64_t channels = spatial_ ? x.dim(1) : SizeOfRange(x.shape(), 1, x.rank());
+    const int64_t inner = spatial_ ? SizeOfRange(x.shape(), 2, x.rank()) : 1;
+    static const char* const kNames[] = {"scale", "B", "input_mean", "input_var"};
+    std::vector<std::vector<double>> params(4);
+    for (int i = 0; i < 4; ++i) {
+      const Tensor& p = ctx.required_input(i + 1);
+      PTQ_ENFORCE(p.size() == channels, "BatchNormalization: input '", kNames[i], "' has shape ",
+                  ShapeToString(p.shape()), "; expected ", channels, " values for input 'X' of shape ",
+                  ShapeToString(x.shape()), spatial_ ? "" : " with spatial = 0");
+      params[static_cast<size_t>(i)].resize(static_cast<size_t>(channels));
+      for (int64_t c = 0; c < channels; ++c) params[static_cast<size_t>(i)][static_cast<size_t>(c)] = p.GetAsDouble(c);
+    }
+    DispatchType<kFloatTypes>(x.dtype(), "BatchNormalization", "X", [&](auto e) {
+      using E = decltype(e);
+      using C = typename E::Compute;
+      // y = x * a + b with a = scale / sqrt(var + epsilon), b = B - mean * a
+      std::vector<C> a(static_cast<size_t>(channels)), b(static_cast<size_t>(channels));
+      for (size_t c = 0; c < a.size(); ++c) {
+        const double ac = params[0][c] / std::sqrt(params[3][c] + static_cast<double>(epsilon_));
+        a[c] = static_cast<C>(ac);
+        b[c] = static_cast<C>(params[1][c] - params[2][c] * ac);
+      }
+      ComputeView<E> in(x);
+      ComputeOutput<E> out(x.shape());
+      if (inner == 1) {
+        for (int64_t n = 0; n < batch; ++n) {
+          const C* __restrict xn = in.data() + n * channels;
+          C* __restrict yn = out.data() + n * channels;
+          const C* __restrict pa = a.data();
+          const C* __restrict pb = b.data();
+          for (int64_t c = 0; c < channels; ++c) yn[c] = xn[c] * pa[c] + pb[c];
+        }
+      } else {
+        for (int64_t n = 0; n < batch; ++n) {
+          for (int64_t c = 0; c < channels; ++c) {
+            const int64_t offset = (n * channels + c) * inner;
+            const C* __restrict xc = in.data() + offset;
+            C* __restrict yc = out.data() + offset;
+            const C ac = a[static_cast<size_t>(c)], bc = b[static_cast<size_t>(c)];
+            for (int64_t i = 0; i < inner; ++i) yc[i] = xc[i] * ac + bc;
+          }
+        }
+      }
+      ctx.outputs[0] = out.Finish();
+    });
+    // Opset 14+ inference: running_mean and running_var, if asked for, are the given statistics.
+    if (ctx.outputs.size() > 1) ctx.outputs[1] = ctx.required_input(3);
+    if (ctx.outputs.size() > 2) ctx.outputs[2] = ctx.required_input(4);
+  }
+
+ private:
+  float epsilon_;
+  bool spatial_;
+};
+
+}  // namespace
+
+std::unique_ptr<Kernel> MakeBatchNormalization(const KernelInit& init) { return MakeKernel<BatchNormalization>(init); }
+
+}  // namespace ptq

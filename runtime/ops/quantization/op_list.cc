@@ -1,0 +1,23 @@
+// Kernel list of the quantization ops: one line per op.
+#include "runtime/op_registry.h"
+#include "runtime/ops/quantization/conv_integer.h"
+#include "runtime/ops/quantization/dequantize_linear.h"
+#include "runtime/ops/quantization/dynamic_quantize_linear.h"
+#include "runtime/ops/quantization/matmul_integer.h"
+#include "runtime/ops/quantization/qlinear_conv.h"
+#include "runtime/ops/quantization/qlinear_matmul.h"
+#include "runtime/ops/quantization/quantize_linear.h"
+
+namespace ptq {
+
+void RegisterQuantizationOps(OpRegistry& r) {
+  r.Add({"", "MatMulInteger", 10, 21, MakeMatMulInteger});
+  r.Add({"", "QLinearMatMul", 10, 21, MakeQLinearMatMul});
+  r.Add({"", "ConvInteger", 10, 21, MakeConvInteger});
+  r.Add({"", "QLinearConv", 10, 21, MakeQLinearConv});
+  r.Add({"", "QuantizeLinear", 10, 21, MakeQuantizeLinear});
+  r.Add({"", "DequantizeLinear", 10, 21, MakeDequantizeLinear});
+  r.Add({"", "DynamicQuantizeLinear", 11, 21, MakeDynamicQuantizeLinear});
+}
+
+}  // namespace ptq
