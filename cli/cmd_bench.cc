@@ -23,8 +23,30 @@ Runs MODEL on the inputs in DIR (as for ptq run) W times to warm up (default 3),
 S seconds (default 3, at least 5 runs), and prints one JSON line:
 {"model": ..., "median_ms": ..., "min_ms": ..., "runs": ..., "threads": ...}
 --threads N: threads for kernels (default 1).
---profile: also print, on stderr, the time spent per op type over the timed runs.
+--profile: also print, on stderr, the time spent per op type and by the slowest nodes over the timed runs.
 )";
+}  // namespace
+
+namespace {
+
+constexpr size_t kProfileNodes = 20000;
+
+// The `limit` largest entries of `ms` (summed over `runs` runs) on stderr, per run and as a share.
+void PrintProfile(const char* title, const std::map<std::string, double>& ms, size_t limit, size_t runs) {
+  std::vector<std::pair<double, std::string>> rows;
+  double total = 0;
+  for (const auto& kv : ms) {
+    rows.push_back({kv.second, kv.first});
+    total += kv.second;
+  }
+  std::sort(rows.rbegin(), rows.rend());
+  std::fprintf(stderr, "%s:\n", title);
+  for (size_t i = 0; i < rows.size() && i < limit; ++i) {
+    std::fprintf(stderr, "  %10.4f ms/run %6.1f%%  %s\n", rows[i].first / static_cast<double>(runs),
+                 100.0 * rows[i].first / total, rows[i].second.c_str());
+  }
+}
+
 }  // namespace
 
 int BenchCommand(int argc, char** argv) {
@@ -48,10 +70,15 @@ int BenchCommand(int argc, char** argv) {
   std::vector<double> ms;
   // --profile: the time between consecutive observations is the producing node's time.
   std::map<std::string, double> op_ms;
+  std::map<std::string, double> node_ms;  // "op_type name [output shape]"
   Clock::time_point last;
   Observer profiler = [&](const Observation& o) {
     const auto now = Clock::now();
-    if (o.node) op_ms[o.node->op_type] += std::chrono::duration<double, std::milli>(now - last).count();
+    if (o.node) {
+      const double dt = std::chrono::duration<double, std::milli>(now - last).count();
+      op_ms[o.node->op_type] += dt;
+      node_ms[o.node->op_type + " " + o.node->name + " " + ShapeToString(o.value.shape())] += dt;
+    }
     last = Clock::now();
   };
   const bool profile = args.Has("profile");
@@ -68,17 +95,8 @@ int BenchCommand(int argc, char** argv) {
                         {"runs", ms.size()}, {"threads", threads}};
   std::cout << out.dump() << "\n";
   if (profile) {
-    std::vector<std::pair<double, std::string>> rows;
-    double total = 0;
-    for (const auto& kv : op_ms) {
-      rows.push_back({kv.second, kv.first});
-      total += kv.second;
-    }
-    std::sort(rows.rbegin(), rows.rend());
-    for (const auto& r : rows) {
-      std::fprintf(stderr, "%-24s %10.4f ms/run %6.1f%%\n", r.second.c_str(), r.first / static_cast<double>(ms.size()),
-                   100.0 * r.first / total);
-    }
+    PrintProfile("per op type", op_ms, op_ms.size(), ms.size());
+    PrintProfile("slowest nodes", node_ms, kProfileNodes, ms.size());
   }
   return 0;
 }

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstring>
 
+#include "runtime/kernels/conv/depthwise_conv.h"
 #include "runtime/kernels/conv/int8_im2row.h"
 #include "runtime/kernels/conv/transpose_bytes.h"
 
@@ -78,6 +79,15 @@ PackedInt8ConvWeights PackInt8ConvWeights(const Tensor& w, const std::vector<int
 void Int8Conv(const Tensor& x, int32_t x_zero_point, const Tensor& w, const std::vector<int32_t>& w_zero_points,
               const ConvGeometry& geometry, const PackedInt8ConvWeights* packed, const int32_t* bias, Int8Output out,
               const float* multiplier, int32_t y_zero_point, Tensor& y) {
+  if (geometry.group > 1 && IsDepthwise(geometry) &&
+      ShapeSize(geometry.window.kernel) <= kMaxExactDepthwiseTaps) {
+    std::vector<int32_t> zp(static_cast<size_t>(geometry.out_channels));
+    for (size_t m = 0; m < zp.size(); ++m) zp[m] = w_zero_points.size() == 1 ? w_zero_points[0] : w_zero_points[m];
+    Int8DepthwiseConv(static_cast<const uint8_t*>(x.raw()), x.dtype() == DataType::kInt8, x_zero_point,
+                      static_cast<const uint8_t*>(w.raw()), w.dtype() == DataType::kInt8, zp.data(), geometry, bias,
+                      out, multiplier, y_zero_point, y.raw());
+    return;
+  }
   PackedInt8ConvWeights local;
   if (packed == nullptr) {
     local = PackInt8ConvWeights(w, w_zero_points, geometry.group);

@@ -83,7 +83,7 @@ Tensor ConvTyped(const ConvGeometry& g, const Tensor& x, const Tensor& w, const 
   PTQ_ENFORCE(!b || b->size() == g.out_channels, "input 'B' has shape ", ShapeToString(b ? b->shape() : Shape{}),
               "; expected [", g.out_channels, "] (one bias per output channel)");
   Tensor y(x.dtype(), g.output_shape());
-  const int64_t in_size = Product(g.window.input), out_size = Product(g.window.output);
+  const int64_t out_size = Product(g.window.output);
   const T* px = x.data<T>();
   const T* pw = w.data<T>();
   T* py = y.data<T>();
@@ -91,10 +91,8 @@ Tensor ConvTyped(const ConvGeometry& g, const Tensor& x, const Tensor& w, const 
     const T bias = b ? b->data<T>()[i % g.out_channels] : T(0);
     std::fill(py + i * out_size, py + (i + 1) * out_size, bias);
   }
-  if (g.group > 1 && g.in_channels_per_group() == 1 && g.window.rank() <= 2) {
-    for (int64_t n = 0; n < g.batch; ++n) {
-      DepthwiseConv(px + n * g.in_channels * in_size, pw, g, py + n * g.out_channels * out_size);
-    }
+  if (g.group > 1 && IsDepthwise(g)) {
+    DepthwiseConv(px, pw, g, py);
   } else if (!IsPointwise(g.window) && IsWideIm2ColWindow(g.window)) {
     ConvWide(g, px, pw, py, scratch);
   } else {

@@ -71,6 +71,18 @@ TEST(Int8OpsFastPath, QLinearConvAndConvIntegerMatchTheReferenceConv) {
       {{4, 9}, {1, 7}, 1, 2, 5, 1, {1, 1}, {1, 1}, {0, 3, 0, 3}},      // kernel width 7
       {{9, 11}, {3, 3}, 2, 8, 6, 2, {2, 1}, {1, 2}, {1, 2, 0, 1}},     // channels-last, groups, dilated width
       {{3, 4, 5}, {2, 2, 2}, 1, 4, 3, 1, {1, 2, 1}, {2, 1, 1}, {1, 0, 1, 1, 1, 0}},  // channels-last 3-D
+      // The direct depthwise kernel (Int8DepthwiseConv): strides, widths 3 and 5, channel multipliers,
+      // dilations, asymmetric pads, 1-D, rows longer than one register, enough work for threads, and
+      // kernels at and past the exactness limit (256 and 289 points; the latter takes the GEMM path).
+      {{11, 13}, {3, 3}, 2, 6, 6, 6, {2, 2}, {1, 1}, {1, 1, 1, 1}},
+      {{12, 10}, {5, 5}, 1, 4, 4, 4, {1, 1}, {1, 1}, {2, 2, 2, 2}},
+      {{15, 17}, {5, 5}, 1, 3, 3, 3, {2, 2}, {1, 1}, {1, 2, 2, 1}},
+      {{9, 9}, {3, 3}, 2, 4, 8, 4, {1, 2}, {2, 1}, {2, 0, 1, 2}},     // multiplier 2, dilated height
+      {{37}, {3}, 3, 5, 10, 5, {1}, {1}, {1, 1}},                     // 1-D, multiplier 2
+      {{5, 70}, {3, 3}, 1, 2, 2, 2, {1, 3}, {1, 1}, {1, 1, 1, 1}},    // stride 3, long rows
+      {{24, 24}, {3, 3}, 8, 32, 32, 32, {1, 1}, {1, 1}, {1, 1, 1, 1}},  // channels shared out between threads
+      {{18, 18}, {16, 16}, 1, 2, 2, 2, {1, 1}, {1, 1}, {1, 0, 0, 1}},
+      {{18, 18}, {17, 17}, 1, 2, 2, 2, {1, 1}, {1, 1}, {0, 0, 0, 0}},
   };
   omp_set_num_threads(2);  // the threaded path runs even on a one-core machine
   int i = 0;
@@ -133,6 +145,28 @@ TEST(Int8OpsFastPath, QLinearConvAndConvIntegerMatchTheReferenceConv) {
     }
   }
   omp_set_num_threads(omp_get_num_procs());
+}
+
+// Every product at its largest magnitude (255 * 255) over a 16x16 kernel: the float32 sums of the
+// depthwise kernel are exact up to 2^24, and this sum (16,646,400) is just below it.
+TEST(Int8OpsFastPath, DepthwiseSumsAtTheExactnessLimitMatchTheReference) {
+  Attributes attrs;
+  attrs.Set("kernel_shape", IntsAttr({16, 16}));
+  attrs.Set("group", IntAttr(2));
+  Tensor x(DataType::kUint8, {1, 2, 16, 16}), w(DataType::kInt8, {2, 1, 16, 16});
+  for (int64_t i = 0; i < x.size(); ++i) x.data<uint8_t>()[i] = 255;
+  for (int64_t i = 0; i < w.size(); ++i) w.data<int8_t>()[i] = i < 256 ? -128 : 127;
+  const Tensor x_zp = Tensor::Scalar<uint8_t>(0);
+  Tensor w_zp(DataType::kInt8, {2});
+  w_zp.data<int8_t>()[0] = 127;   // w - w_zp = -255
+  w_zp.data<int8_t>()[1] = -128;  // w - w_zp = +255
+  const ConvGeometry g = ResolveConvGeometry(ReadConvAttributes(attrs), x.shape(), w.shape());
+  const Tensor want = IntConvReference(x, 0, w, {127, -128}, g);
+  ASSERT_EQ(want.data<int32_t>()[0], -256 * 255 * 255);
+  ASSERT_EQ(want.data<int32_t>()[1], 256 * 255 * 255);
+  for (bool constant : {false, true}) {
+    ExpectSame(testing::RunOp("ConvInteger", 10, attrs, {x, w, x_zp, w_zp}, 1, constant)[0], want, "ConvInteger");
+  }
 }
 
 struct MatMulCase {

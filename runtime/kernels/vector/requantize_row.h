@@ -1,0 +1,20 @@
+// Requantization of a row of int32 accumulators to 8 bits (or int32), vectorised per instruction set.
+#pragma once
+
+#include <cstdint>
+
+#include "runtime/kernels/int8_gemm/int8_gemm.h"
+
+namespace ptq {
+
+// For i in [0, n), with a = acc[i] + bias (int32, wrapping):
+//   kInt32: out[i] = a
+//   kUint8 / kInt8: out[i] = RequantizeValue(a, multiplier, y_zero_point, qmin, qmax) of the type
+// (runtime/quant_math.h), bit for bit on every instruction set.
+void RequantizeRow(const int32_t* acc, int64_t n, int32_t bias, float multiplier, int32_t y_zero_point,
+                   Int8Output type, void* out);
+// The same with accumulators held in float, each an integer of magnitude below 2^24 (exact).
+void RequantizeRow(const float* acc, int64_t n, int32_t bias, float multiplier, int32_t y_zero_point,
+                   Int8Output type, void* out);
+
+}  // namespace ptq
