@@ -17,12 +17,13 @@
 namespace ptq {
 
 namespace {
-constexpr const char* kBenchUsage = R"(usage: ptq bench MODEL --inputs DIR [--threads N] [--seconds S] [--warmup W]
+constexpr const char* kBenchUsage = R"(usage: ptq bench MODEL --inputs DIR [--threads N] [--literal-qdq] [--seconds S] [--warmup W]
 
 Runs MODEL on the inputs in DIR (as for ptq run) W times to warm up (default 3), then repeatedly for
 S seconds (default 3, at least 5 runs), and prints one JSON line:
 {"model": ..., "median_ms": ..., "min_ms": ..., "runs": ..., "threads": ...}
 --threads N: threads for kernels (default 1).
+--literal-qdq: time QDQ groups run node by node in float instead of fused on the integer kernels.
 --profile: also print, on stderr, the time spent per op type and by the slowest nodes over the timed runs.
 )";
 }  // namespace
@@ -50,7 +51,7 @@ void PrintProfile(const char* title, const std::map<std::string, double>& ms, si
 }  // namespace
 
 int BenchCommand(int argc, char** argv) {
-  Args args(argc, argv, 2, {"inputs", "threads", "seconds", "warmup"}, {"help", "profile"});
+  Args args(argc, argv, 2, {"inputs", "threads", "seconds", "warmup"}, {"help", "literal-qdq", "profile"});
   if (args.Has("help")) {
     std::cout << kBenchUsage;
     return 0;
@@ -61,6 +62,7 @@ int BenchCommand(int argc, char** argv) {
   const int warmup = args.GetInt("warmup", 3);
   if (threads < 1) ThrowUsageError("--threads must be at least 1");
   SetNumThreads(threads);
+  SessionOptions::SetDefaultLiteralQdq(args.Has("literal-qdq"));
   const std::string model = args.positional()[0];
   auto graph = std::make_shared<const Graph>(LoadGraph(model));
   Session session(graph);

@@ -28,6 +28,7 @@
 #include "runtime/model_io.h"
 #include "runtime/npy.h"
 #include "runtime/sha256.h"
+#include "runtime/session.h"
 #include "runtime/threading.h"
 
 namespace ptq {
@@ -35,7 +36,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr const char* kQuantizeUsage = R"(usage: ptq quantize --config C [--set key=value]... [--threads N] [--quiet] [--print-config]
+constexpr const char* kQuantizeUsage = R"(usage: ptq quantize --config C [--set key=value]... [--threads N] [--literal-qdq] [--quiet] [--print-config]
 
 Calibrates the float model, writes the quantized model, runs both on validation.data (default: the
 calibration data) and writes the accuracy report: JSON always, HTML (or Markdown) as validation.report
@@ -44,6 +45,8 @@ the report are still written). Nothing is written when a stage fails. The output
 at the end, each to a temporary file renamed into place; Ctrl-C (exit code 130) leaves the previous ones.
 --print-config  print the effective config (defaults filled in) and exit
 --threads N     kernel threads (default: one per core)
+--literal-qdq   validate a QDQ model node by node in float, as written, instead of with its
+                DequantizeLinear -> MatMul/Conv -> QuantizeLinear groups fused on the integer kernels
 )";
 
 constexpr int kRecoveryLayers = 3;
@@ -105,7 +108,7 @@ nlohmann::json MethodsJson(const QuantizationOptions& rc, const RewriteInfo& inf
 }  // namespace
 
 int QuantizeCommand(int argc, char** argv) {
-  Args args(argc, argv, 2, {"config", "set", "threads"}, {"help", "quiet", "print-config"});
+  Args args(argc, argv, 2, {"config", "set", "threads"}, {"help", "quiet", "print-config", "literal-qdq"});
   if (args.Has("help")) {
     std::cout << kQuantizeUsage;
     return 0;
@@ -126,6 +129,7 @@ int QuantizeCommand(int argc, char** argv) {
     ThrowUsageError("'output' is the input model ", config.model, "; ptq never overwrites it");
   }
   SetNumThreads(args.GetInt("threads", 0));
+  SessionOptions::SetDefaultLiteralQdq(args.Has("literal-qdq"));
 
   Stage(quiet, 1, "calibrating on " + cal.data);
   SampleOptions so;

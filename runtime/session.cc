@@ -85,7 +85,20 @@ std::vector<UnsupportedOp> FindUnsupportedOps(const Graph& graph) {
   return out;
 }
 
-Session::Session(std::shared_ptr<const Graph> graph) : graph_(std::move(graph)) {
+namespace {
+bool default_literal_qdq = false;
+}  // namespace
+
+bool SessionOptions::DefaultLiteralQdq() { return default_literal_qdq; }
+void SessionOptions::SetDefaultLiteralQdq(bool literal) { default_literal_qdq = literal; }
+
+Session::Session(std::shared_ptr<const Graph> graph, const SessionOptions& options) : graph_(std::move(graph)) {
+  const bool has_dequantize = std::any_of(graph_->nodes.begin(), graph_->nodes.end(),
+                                          [](const Node& n) { return n.op_type == "DequantizeLinear"; });
+  if (!options.literal_qdq && has_dequantize && graph_->captures.empty()) {
+    Graph fused = FuseQdqGroups(*graph_, &fused_);
+    if (fused_.total() > 0) graph_ = std::make_shared<const Graph>(std::move(fused));
+  }
   const Graph& g = *graph_;
   for (const auto* list : {&g.inputs, &g.outputs}) {
     for (const ValueInfo& v : *list) {

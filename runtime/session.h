@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "runtime/graph.h"
+#include "runtime/qdq_fusion.h"
 #include "runtime/kernel.h"
 
 namespace ptq {
@@ -32,15 +33,29 @@ struct UnsupportedOp {
 // Every unsupported op of the graph and of its subgraphs (empty when all are supported).
 std::vector<UnsupportedOp> FindUnsupportedOps(const Graph& graph);
 
+// How a session executes the graph.
+struct SessionOptions {
+  // false: DequantizeLinear -> MatMul/Conv (-> QuantizeLinear) groups run fused on the integer kernels
+  // (runtime/qdq_fusion.h); true: every node literally as written, the spec's float path.
+  bool literal_qdq = DefaultLiteralQdq();
+
+  // The default of literal_qdq for sessions created afterwards (the CLI's --literal-qdq sets it).
+  static bool DefaultLiteralQdq();
+  static void SetDefaultLiteralQdq(bool literal);
+};
+
 class Session {
  public:
   // Checks the graph (every input produced, no cycle, every op supported: one error listing all
   // unsupported op types and their nodes), orders the nodes and creates their kernels. A subgraph's
   // captures are values given to each run beside its inputs (RunSubgraph).
-  explicit Session(std::shared_ptr<const Graph> graph);
+  explicit Session(std::shared_ptr<const Graph> graph, const SessionOptions& options = SessionOptions());
   ~Session();
 
+  // The graph as executed: with QDQ groups fused unless options.literal_qdq.
   const Graph& graph() const { return *graph_; }
+  // The QDQ groups fused when the session was created.
+  const QdqFusionCount& fused() const { return fused_; }
 
   // Runs the graph on `feeds` (graph input name -> tensor) and returns the graph outputs in order.
   // Each feed is checked against the declared element type and fixed dimensions; a missing or unknown
@@ -57,6 +72,7 @@ class Session {
   struct Step;
   std::vector<Tensor> Execute(std::vector<Tensor>& slots, const Observer& observer);
   std::shared_ptr<const Graph> graph_;
+  QdqFusionCount fused_;
   std::vector<Step> steps_;
   int num_slots_ = 0;
   std::map<std::string, int> slot_of_;

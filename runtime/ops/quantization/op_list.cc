@@ -1,9 +1,11 @@
 // Kernel list of the quantization ops: one line per op.
 #include "runtime/op_registry.h"
 #include "runtime/ops/quantization/conv_integer.h"
+#include "runtime/ops/quantization/conv_integer_to_float.h"
 #include "runtime/ops/quantization/dequantize_linear.h"
 #include "runtime/ops/quantization/dynamic_quantize_linear.h"
 #include "runtime/ops/quantization/matmul_integer.h"
+#include "runtime/ops/quantization/matmul_integer_to_float.h"
 #include "runtime/ops/quantization/qlinear_conv.h"
 #include "runtime/ops/quantization/qlinear_matmul.h"
 #include "runtime/ops/quantization/quantize_linear.h"
@@ -18,6 +20,9 @@ void RegisterQuantizationOps(OpRegistry& r) {
   r.Add({"", "QuantizeLinear", 10, 21, MakeQuantizeLinear});
   r.Add({"", "DequantizeLinear", 10, 21, MakeDequantizeLinear});
   r.Add({"", "DynamicQuantizeLinear", 11, 21, MakeDynamicQuantizeLinear});
+  // The session's fused forms of QDQ groups (runtime/qdq_fusion.h); models never name this domain.
+  r.Add({"ptq.fused", "MatMulIntegerToFloat", 1, 1, MakeMatMulIntegerToFloat});
+  r.Add({"ptq.fused", "ConvIntegerToFloat", 1, 1, MakeConvIntegerToFloat});
 }
 
 }  // namespace ptq

@@ -1,0 +1,32 @@
+// Fused execution of QDQ models: DequantizeLinear -> MatMul/Conv (-> QuantizeLinear) groups become one
+// integer node, as ONNX Runtime fuses them, so that the QDQ form runs on the int8 kernels.
+#pragma once
+
+#include "runtime/graph.h"
+
+namespace ptq {
+
+// How many groups FuseQdqGroups replaced, by the form they took.
+struct QdqFusionCount {
+  int quantized_output = 0;  // -> QLinearMatMul / QLinearConv
+  int float_output = 0;      // -> ptq.fused MatMulIntegerToFloat / ConvIntegerToFloat
+
+  int total() const { return quantized_output + float_output; }
+};
+
+// Returns `graph` with every group of this form replaced (the main graph only, not subgraphs):
+//   x = DequantizeLinear(x_q, scalar scale, scalar 8-bit zero point)
+//   w = DequantizeLinear(constant 8-bit w_q, constant scale and zero point per tensor or per output
+//       channel: axis 1 of a 2-D MatMul weight, axis 0 of a Conv weight), or for MatMul a computed
+//       w_q (attention's K^T and V) with scalar scale and zero point
+//   y = MatMul(x, w) or Conv(x, w[, b]) with b a float constant or the DequantizeLinear of constants
+// When y's only reader is QuantizeLinear(y, scalar scale, scalar 8-bit zero point) and y is no graph
+// output, the group becomes QLinearMatMul / QLinearConv writing the QuantizeLinear's output (for Conv,
+// only when b is absent or dequantizes int32 with zero point 0 and scale x_scale * w_scale[m]: that
+// int32 is QLinearConv's bias). Otherwise y = MatMulIntegerToFloat / ConvIntegerToFloat (integer_to_float.h).
+// DequantizeLinear nodes left without readers are removed; every other tensor keeps its name and value
+// within the rounding described in README ("QDQ execution"): the 8-bit outputs differ from the literal
+// float evaluation by at most one unit, where the float sum rounds across a .5 boundary.
+Graph FuseQdqGroups(const Graph& graph, QdqFusionCount* count = nullptr);
+
+}  // namespace ptq
