@@ -1,0 +1,204 @@
+// QDQ execution: the session's fused groups against the literal node-by-node float evaluation of the
+// same model (8-bit outputs within one unit, float outputs within float rounding), which groups fuse into
+// which integer op, and the literal option that keeps every node.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <string>
+
+#include "runtime/graph.h"
+#include "runtime/session.h"
+#include "tests/runtime/model_builder.h"
+
+namespace ptq {
+namespace {
+
+using testing::ModelBuilder;
+
+onnx::AttributeProto IntsAttr(const std::string& name, std::initializer_list<int64_t> v) {
+  onnx::AttributeProto a;
+  a.set_name(name);
+  a.set_type(onnx::AttributeProto::INTS);
+  for (int64_t x : v) a.add_ints(x);
+  return a;
+}
+onnx::AttributeProto IntAttr(const std::string& name, int64_t v) {
+  onnx::AttributeProto a;
+  a.set_name(name);
+  a.set_type(onnx::AttributeProto::INT);
+  a.set_i(v);
+  return a;
+}
+
+Tensor Random8(std::mt19937& rng, DataType t, Shape shape) {
+  Tensor x(t, std::move(shape));
+  std::uniform_int_distribution<int> byte(0, 255);
+  for (int64_t i = 0; i < x.size(); ++i) static_cast<uint8_t*>(x.raw())[i] = static_cast<uint8_t>(byte(rng));
+  return x;
+}
+Tensor Floats(std::mt19937& rng, Shape shape, float lo, float hi) {
+  Tensor s(DataType::kFloat, std::move(shape));
+  std::uniform_real_distribution<float> d(lo, hi);
+  for (int64_t i = 0; i < s.size(); ++i) s.data<float>()[i] = d(rng);
+  return s;
+}
+
+// DequantizeLinear of a constant 8-bit weight `name` with its scale and zero point (per channel along
+// `axis` when `channels` > 0), written as `name`/dq.
+void Weight(ModelBuilder& b, std::mt19937& rng, const std::string& name, DataType t, Shape shape, int64_t channels,
+            int64_t axis) {
+  b.Initializer(name, Random8(rng, t, shape));
+  const Shape ps = channels > 0 ? Shape{channels} : Shape{};
+  b.Initializer(name + "/scale", Floats(rng, ps, 0.002f, 0.02f));
+  b.Initializer(name + "/zp", Tensor(t, ps));  // symmetric weights
+  auto& n = b.Node("DequantizeLinear", {name, name + "/scale", name + "/zp"}, {name + "/dq"});
+  n.add_attribute()->CopyFrom(IntAttr("axis", axis));
+}
+
+// Activation quantization parameters `name`/scale and `name`/zp.
+void Params(ModelBuilder& b, const std::string& name, float scale, const Tensor& zp) {
+  b.Initializer(name + "/scale", Tensor::Scalar<float>(scale));
+  b.Initializer(name + "/zp", zp);
+}
+
+// Conv (per-channel weights, int32 bias at x_scale * w_scale) -> QuantizeLinear; a depthwise Conv with
+// stride 2 -> QuantizeLinear; a MatMul with per-column weights -> QuantizeLinear (int8); a MatMul whose
+// float output is a graph output; an attention-style MatMul of two computed quantized tensors; a Conv
+// whose bias is a float constant and whose output two nodes read.
+std::shared_ptr<const Graph> MixedQdqModel() {
+  std::mt19937 rng(3);
+  ModelBuilder b(13);
+  b.Input("xq", DataType::kUint8, {2, 8, 10, 10});
+  b.Input("aq", DataType::kInt8, {2, 5, 24});
+  Params(b, "x", 0.05f, Tensor::Scalar<uint8_t>(120));
+  Params(b, "y", 0.08f, Tensor::Scalar<uint8_t>(7));
+  Params(b, "z", 0.03f, Tensor::Scalar<uint8_t>(128));
+  Params(b, "a", 0.04f, Tensor::Scalar<int8_t>(-3));
+  Params(b, "m", 0.1f, Tensor::Scalar<int8_t>(2));
+  b.Node("DequantizeLinear", {"xq", "x/scale", "x/zp"}, {"x"});
+  Weight(b, rng, "w1", DataType::kInt8, {16, 8, 3, 3}, 16, 0);
+  // w1's scales chosen per channel, and an int32 bias at x_scale * w_scale[m] (QLinearConv's bias).
+  Tensor w1_scale(DataType::kFloat, {16}), bias_scale(DataType::kFloat, {16});
+  for (int64_t m = 0; m < 16; ++m) {
+    w1_scale.data<float>()[m] = 0.002f + 0.001f * static_cast<float>(m);
+    bias_scale.data<float>()[m] = 0.05f * w1_scale.data<float>()[m];
+  }
+  for (auto& init : *b.model().mutable_graph()->mutable_initializer()) {
+    if (init.name() == "w1/scale") TensorToProto(w1_scale, "w1/scale", &init);
+  }
+  Tensor bias(DataType::kInt32, {16});
+  for (int64_t m = 0; m < 16; ++m) bias.data<int32_t>()[m] = static_cast<int32_t>(m * 37 - 300);
+  b.Initializer("b1", bias).Initializer("b1/scale", bias_scale);
+  b.Node("DequantizeLinear", {"b1", "b1/scale"}, {"b1/dq"}).add_attribute()->CopyFrom(IntAttr("axis", 0));
+  auto& c1 = b.Node("Conv", {"x", "w1/dq", "b1/dq"}, {"c1"}, "conv1");
+  c1.add_attribute()->CopyFrom(IntsAttr("pads", {1, 1, 1, 1}));
+  b.Node("QuantizeLinear", {"c1", "y/scale", "y/zp"}, {"c1q"});
+  // Each group reads the model's inputs, so that a one-unit difference of one group cannot reach another.
+  Weight(b, rng, "w2", DataType::kUint8, {8, 1, 3, 3}, 0, 0);
+  auto& c2 = b.Node("Conv", {"x", "w2/dq"}, {"c2"}, "depthwise");
+  c2.add_attribute()->CopyFrom(IntAttr("group", 8));
+  c2.add_attribute()->CopyFrom(IntsAttr("strides", {2, 2}));
+  c2.add_attribute()->CopyFrom(IntsAttr("pads", {1, 1, 0, 0}));
+  b.Node("QuantizeLinear", {"c2", "z/scale", "z/zp"}, {"c2q"});
+  // A Conv with a float bias read twice: float output.
+  b.Initializer("b3", Floats(rng, {4}, -1, 1));
+  Weight(b, rng, "w3", DataType::kInt8, {4, 8, 1, 1}, 4, 0);
+  b.Node("Conv", {"x", "w3/dq", "b3"}, {"c3"}, "conv_float_bias");
+  b.Node("Relu", {"c3"}, {"c3r"});
+  b.Node("Sigmoid", {"c3"}, {"c3s"});
+  // MatMuls.
+  b.Node("DequantizeLinear", {"aq", "a/scale", "a/zp"}, {"a"});
+  Weight(b, rng, "w4", DataType::kInt8, {24, 40}, 40, 1);
+  b.Node("MatMul", {"a", "w4/dq"}, {"mm"}, "matmul_q");
+  b.Node("QuantizeLinear", {"mm", "m/scale", "m/zp"}, {"mmq"});
+  Weight(b, rng, "w5", DataType::kInt8, {24, 6}, 0, 1);
+  b.Node("MatMul", {"a", "w5/dq"}, {"mf"}, "matmul_float");
+  b.Node("Transpose", {"aq"}, {"aqt"}).add_attribute()->CopyFrom(IntsAttr("perm", {0, 2, 1}));
+  b.Node("DequantizeLinear", {"aqt", "a/scale", "a/zp"}, {"at"});
+  b.Node("MatMul", {"a", "at"}, {"scores"}, "attention_scores");
+  for (const char* o : {"c1q", "c2q", "c3r", "c3s", "mmq", "mf", "scores"}) b.Output(o, DataType::kUndefined);
+  return std::make_shared<const Graph>(GraphFromModel(b.model(), "", "qdq.onnx"));
+}
+
+std::map<std::string, Tensor> Feeds() {
+  std::mt19937 rng(9);
+  return {{"xq", Random8(rng, DataType::kUint8, {2, 8, 10, 10})}, {"aq", Random8(rng, DataType::kInt8, {2, 5, 24})}};
+}
+
+int Count(const Graph& g, const std::string& op) {
+  int n = 0;
+  for (const Node& node : g.nodes) n += node.op_type == op;
+  return n;
+}
+
+TEST(QdqExecution, GroupsFuseIntoTheIntegerOpTheirOutputsNeed) {
+  const auto graph = MixedQdqModel();
+  Session fused(graph, SessionOptions{false});
+  EXPECT_EQ(fused.fused().quantized_output, 3);  // conv1, depthwise, matmul_q
+  EXPECT_EQ(fused.fused().float_output, 3);      // conv_float_bias, matmul_float, attention_scores
+  const Graph& g = fused.graph();
+  EXPECT_EQ(Count(g, "QLinearConv"), 2);
+  EXPECT_EQ(Count(g, "QLinearMatMul"), 1);
+  EXPECT_EQ(Count(g, "ConvIntegerToFloat"), 1);
+  EXPECT_EQ(Count(g, "MatMulIntegerToFloat"), 2);
+  EXPECT_EQ(Count(g, "Conv") + Count(g, "MatMul") + Count(g, "QuantizeLinear"), 0);
+  // Only the dequantization feeding no fused op is left: none.
+  EXPECT_EQ(Count(g, "DequantizeLinear"), 0);
+  Session literal(graph, SessionOptions{true});
+  EXPECT_EQ(literal.fused().total(), 0);
+  EXPECT_EQ(literal.graph().nodes.size(), graph->nodes.size());
+}
+
+TEST(QdqExecution, FusedOutputsMatchTheLiteralEvaluation) {
+  const auto graph = MixedQdqModel();
+  Session fused(graph, SessionOptions{false}), literal(graph, SessionOptions{true});
+  const auto feeds = Feeds();
+  const std::vector<Tensor> got = fused.Run(feeds), want = literal.Run(feeds);
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t o = 0; o < want.size(); ++o) {
+    const std::string name = graph->outputs[o].name;
+    ASSERT_EQ(got[o].dtype(), want[o].dtype()) << name;
+    ASSERT_EQ(got[o].shape(), want[o].shape()) << name;
+    if (want[o].dtype() != DataType::kFloat) {
+      // One unit at most: the literal path rounds a float sum, the fused one an exact integer sum times
+      // the multiplier; they differ only where that lands on the other side of a .5 boundary.
+      int64_t differ = 0;
+      for (int64_t i = 0; i < want[o].size(); ++i) {
+        const double d = std::abs(got[o].GetAsDouble(i) - want[o].GetAsDouble(i));
+        ASSERT_LE(d, 1.0) << name << " element " << i;
+        differ += d != 0;
+      }
+      EXPECT_LE(differ * 100, want[o].size()) << name << ": more than 1% of the values differ";
+      continue;
+    }
+    // Float outputs: the literal sum of float products against the exact integer sum scaled once.
+    double peak = 0;
+    for (int64_t i = 0; i < want[o].size(); ++i) peak = std::max(peak, std::abs(want[o].GetAsDouble(i)));
+    ASSERT_GT(peak, 0) << name;
+    constexpr double kRelativeTolerance = 1e-5;
+    for (int64_t i = 0; i < want[o].size(); ++i) {
+      ASSERT_NEAR(got[o].GetAsDouble(i), want[o].GetAsDouble(i), kRelativeTolerance * peak) << name << " element " << i;
+    }
+  }
+}
+
+TEST(QdqExecution, GroupsTheIntegerOpsCannotComputeStayLiteral) {
+  std::mt19937 rng(4);
+  ModelBuilder b(13);
+  b.Input("xq", DataType::kUint8, {1, 3, 4});
+  Params(b, "x", 0.05f, Tensor::Scalar<uint8_t>(100));
+  b.Node("DequantizeLinear", {"xq", "x/scale", "x/zp"}, {"x"});
+  // A float weight (no DequantizeLinear), and a weight quantized per row (axis 0) of a MatMul.
+  b.Initializer("wf", Floats(rng, {4, 2}, -1, 1));
+  b.Node("MatMul", {"x", "wf"}, {"y1"});
+  Weight(b, rng, "wr", DataType::kInt8, {4, 2}, 4, 0);
+  b.Node("MatMul", {"x", "wr/dq"}, {"y2"});
+  b.Output("y1", DataType::kFloat).Output("y2", DataType::kFloat);
+  Session s(std::make_shared<const Graph>(GraphFromModel(b.model(), "", "m.onnx")), SessionOptions{false});
+  EXPECT_EQ(s.fused().total(), 0);
+  EXPECT_EQ(Count(s.graph(), "MatMul"), 2);
+}
+
+}  // namespace
+}  // namespace ptq
