@@ -86,7 +86,7 @@ CalibrationResult CollectStatistics(const Graph& graph, SampleReader& samples, c
   for (const auto& kv : aliases) alias_targets.insert(&result.tensors.at(kv.first));
   // The session runs `graph` itself (not owned: it outlives the session), not a copy of its constants.
   std::shared_ptr<const Graph> shared(std::shared_ptr<const Graph>(), &graph);
-  Session session(shared);
+  Session session(shared, SessionOptions::ObservingEveryTensor());
   // The observed activations of each node of `shared` (by index), as (output name, target): most
   // nodes have none, so the observer returns after one index; graph inputs use the map.
   std::vector<std::vector<std::pair<const std::string*, CalibratedTensor*>>> per_node(shared->nodes.size());

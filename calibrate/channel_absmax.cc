@@ -13,7 +13,7 @@ std::map<std::string, std::vector<float>> CollectChannelAbsMax(const Graph& grap
   std::map<std::string, std::vector<float>> maxima;
   std::set<std::string> broken;
   std::shared_ptr<const Graph> shared(std::shared_ptr<const Graph>(), &graph);
-  Session session(shared);
+  Session session(shared, SessionOptions::ObservingEveryTensor());
   const Observer observer = [&](const Observation& o) {
     if (o.value.dtype() != DataType::kFloat || o.value.rank() < 1 || !tensors.count(o.name) || broken.count(o.name)) return;
     const int64_t k = o.value.shape().back();

@@ -96,7 +96,7 @@ void CollectChannelMeans(const Graph& graph, SampleReader& samples, const Calibr
   for (const auto& [x, axis] : ChannelMeanTensors(graph, options, *result)) sums[x].axis = axis;
   if (sums.empty()) return;
   std::shared_ptr<const Graph> shared(std::shared_ptr<const Graph>(), &graph);
-  Session session(shared);
+  Session session(shared, SessionOptions::ObservingEveryTensor());
   const Observer observer = [&](const Observation& o) {
     if (o.value.dtype() != DataType::kFloat) return;
     const auto s = sums.find(o.name);

@@ -135,7 +135,7 @@ FallbackOutcome AutoFallback(const Graph& float_model, const GateConfig& gate, i
 }
 
 double MedianRunSeconds(const std::shared_ptr<const Graph>& model, const std::map<std::string, Tensor>& batch) {
-  Session session(model);
+  Session session(model, SessionOptions::ObservingEveryTensor());
   session.Run(batch);
   std::vector<double> t;
   for (int i = 0; i < 3; ++i) {

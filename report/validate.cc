@@ -190,7 +190,8 @@ ValidationResult Validate(const Graph& fg, const Graph& qg, const std::map<std::
   }
   std::set<std::string> want_float;
   for (const auto& kv : layers) want_float.insert(kv.second.tensor);
-  Session fs(std::make_shared<const Graph>(fg)), qs(std::make_shared<const Graph>(qg));
+  Session fs(std::make_shared<const Graph>(fg), SessionOptions::ObservingEveryTensor());
+  Session qs(std::make_shared<const Graph>(qg), SessionOptions::ObservingEveryTensor());
   std::map<std::string, int64_t> first_use;
   std::map<std::string, Tensor> batch;
   int64_t n = 0;

@@ -6,6 +6,7 @@
 #include <deque>
 #include <set>
 
+#include "runtime/activation_fusion.h"
 #include "runtime/op_registry.h"
 
 namespace ptq {
@@ -98,6 +99,12 @@ Session::Session(std::shared_ptr<const Graph> graph, const SessionOptions& optio
   if (!options.literal_qdq && has_dequantize && graph_->captures.empty()) {
     Graph fused = FuseQdqGroups(*graph_, &fused_);
     if (fused_.total() > 0) graph_ = std::make_shared<const Graph>(std::move(fused));
+  }
+  const bool has_conv = std::any_of(graph_->nodes.begin(), graph_->nodes.end(),
+                                    [](const Node& n) { return n.op_type == "Conv"; });
+  if (options.fuse_activations && has_conv && graph_->captures.empty()) {
+    Graph fused = FuseConvActivations(*graph_, &fused_activations_);
+    if (fused_activations_ > 0) graph_ = std::make_shared<const Graph>(std::move(fused));
   }
   const Graph& g = *graph_;
   for (const auto* list : {&g.inputs, &g.outputs}) {

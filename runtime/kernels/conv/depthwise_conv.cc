@@ -112,7 +112,7 @@ bool IsDepthwise(const ConvGeometry& g) {
 }
 
 template <class T>
-void DepthwiseConv(const T* x, const T* w, const ConvGeometry& g, T* y) {
+void DepthwiseConv(const T* x, const T* w, const ConvGeometry& g, T* y, const GemmEpilogue<T>& activation) {
   const PlaneLayout l = MakeLayout(g);
   const int64_t C = g.in_channels, M = g.out_channels, multiplier = M / C;
   const int64_t out_plane = l.OH * l.OW;
@@ -124,13 +124,20 @@ void DepthwiseConv(const T* x, const T* w, const ConvGeometry& g, T* y) {
     FillPlane(x + u * l.H * l.W, l, [](T v) { return v; }, plane, row);
     for (int64_t j = 0; j < multiplier; ++j) {
       const int64_t m = c * multiplier + j;
-      PlaneRows(plane.data(), l, w + m * l.taps, taps, y + (n * M + m) * out_plane);
+      T* out = y + (n * M + m) * out_plane;
+      PlaneRows(plane.data(), l, w + m * l.taps, taps, out);
+      if (!activation.clamp) continue;
+      for (int64_t i = 0; i < out_plane; ++i) {
+        const T v = out[i] < activation.lo ? activation.lo : out[i];
+        out[i] = activation.hi < v ? activation.hi : v;
+      }
     }
   });
 }
 
-template void DepthwiseConv<float>(const float*, const float*, const ConvGeometry&, float*);
-template void DepthwiseConv<double>(const double*, const double*, const ConvGeometry&, double*);
+template void DepthwiseConv<float>(const float*, const float*, const ConvGeometry&, float*, const GemmEpilogue<float>&);
+template void DepthwiseConv<double>(const double*, const double*, const ConvGeometry&, double*,
+                                    const GemmEpilogue<double>&);
 
 void Int8DepthwiseConv(const uint8_t* x, bool x_signed, int32_t x_zero_point, const uint8_t* w, bool w_signed,
                        const int32_t* w_zero_point, const ConvGeometry& g, const int32_t* bias, Int8Output out,

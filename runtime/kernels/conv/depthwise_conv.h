@@ -5,6 +5,7 @@
 #include <cstdint>
 
 #include "runtime/kernels/conv/conv_geometry.h"
+#include "runtime/kernels/gemm_f32/gemm_epilogue.h"
 #include "runtime/kernels/int8_gemm/int8_gemm.h"
 
 namespace ptq {
@@ -16,10 +17,11 @@ bool IsDepthwise(const ConvGeometry& g);
 // For every image, with M = g.out_channels output channels and C = g.in_channels = g.group inputs:
 //   y[n, m, oh, ow] += sum_{kh, kw} w[m, kh, kw] * x[n, m / (M / C), oh * sh - ph + kh * dh, ow * sw - pw + kw * dw]
 // over the taps inside x, taps in (kh, kw) order. y must hold the bias (or 0). 1-D windows are read
-// as 2-D with height 1. Threads share the channels when the work is large enough.
+// as 2-D with height 1, then, when activation.clamp, clamped as GemmEpilogue says (its row_bias is not
+// used). Threads share the channels when the work is large enough.
 // REQUIRES: IsDepthwise(g); T is float or double.
 template <class T>
-void DepthwiseConv(const T* x, const T* w, const ConvGeometry& g, T* y);
+void DepthwiseConv(const T* x, const T* w, const ConvGeometry& g, T* y, const GemmEpilogue<T>& activation = {});
 
 // The most kernel points for which Int8DepthwiseConv is exact: every product of two 8-bit values less
 // their zero points is at most 255 * 255 in magnitude, and a sum of this many stays below 2^24, where

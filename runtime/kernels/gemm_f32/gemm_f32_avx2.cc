@@ -48,6 +48,7 @@ struct Problem {
   float* c;
   int64_t ldc;
   F32Kernels kernels;
+  GemmEpilogue<float> epilogue;
 };
 
 // One N block times one K block: columns [n0, n0 + nc), k in [k0, k0 + kc).
@@ -66,7 +67,7 @@ PTQ_AVX2 inline __m256i FirstLanes(int64_t n) {
 
 // The F32Tile store of 8 floats at p (all when `full`, else the lanes of `mask`).
 PTQ_AVX2 inline void StoreVector(__m256 acc, float* p, bool full, __m256i mask, bool first, __m256 valpha,
-                                 float beta) {
+                                 float beta, const float* bias, bool clamp, __m256 lo, __m256 hi) {
   const bool read_c = !first || beta != 0.0f;
   const __m256 old = !read_c ? _mm256_setzero_ps() : full ? _mm256_loadu_ps(p) : _mm256_maskload_ps(p, mask);
   __m256 v;
@@ -75,6 +76,11 @@ PTQ_AVX2 inline void StoreVector(__m256 acc, float* p, bool full, __m256i mask, 
   } else {
     v = _mm256_mul_ps(valpha, acc);
     if (beta != 0.0f) v = _mm256_fmadd_ps(_mm256_set1_ps(beta), old, v);
+    if (bias) v = _mm256_add_ps(v, _mm256_set1_ps(*bias));
+  }
+  if (clamp) {  // y < lo ? lo : y, then hi < y ? hi : y (NaN compares false: stays NaN)
+    v = _mm256_blendv_ps(v, lo, _mm256_cmp_ps(v, lo, _CMP_LT_OQ));
+    v = _mm256_blendv_ps(v, hi, _mm256_cmp_ps(hi, v, _CMP_LT_OQ));
   }
   if (full) {
     _mm256_storeu_ps(p, v);
@@ -121,12 +127,16 @@ PTQ_AVX2 void MicroKernel(const F32Tile& t) {
   const bool first = t.first;
   float* const c = t.c;
   const int64_t ldc = t.ldc, cols = t.cols;
+  const float* const row_bias = first ? t.row_bias : nullptr;
+  const bool clamp = t.last && t.clamp;
+  const __m256 lo = _mm256_set1_ps(t.lo), hi = _mm256_set1_ps(t.hi);
 #pragma GCC unroll 8
   for (int r = 0; r < kRows; ++r) {
 #pragma GCC unroll 8
     for (int v = 0; v < kVecs; ++v) {
       if (cols <= 8 * v) continue;
-      StoreVector(acc[r][v], c + r * ldc + 8 * v, cols >= 8 * (v + 1), mask[v], first, valpha, beta);
+      StoreVector(acc[r][v], c + r * ldc + 8 * v, cols >= 8 * (v + 1), mask[v], first, valpha, beta,
+                  row_bias ? row_bias + r : nullptr, clamp, lo, hi);
     }
   }
 }
@@ -182,6 +192,11 @@ void RunTile(const Problem& p, const Block& blk, int64_t m0, int64_t rows, int64
   t.alpha = p.alpha;
   t.beta = p.beta;
   t.first = blk.k0 == 0;
+  t.last = blk.k0 + blk.kc == p.K;
+  t.row_bias = p.epilogue.row_bias ? p.epilogue.row_bias + m0 : nullptr;
+  t.clamp = p.epilogue.clamp;
+  t.lo = p.epilogue.lo;
+  t.hi = p.epilogue.hi;
   if (p.kernels == F32Kernels::kAvx512) {
     F32TileAvx512(t);
   } else if (p.trans_a) {
@@ -304,8 +319,9 @@ void RunShare(const Problem& p, bool pack, Split split, int share) {
 }  // namespace
 
 void GemmF32Avx2(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, float alpha, const float* a,
-                 int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc, F32Kernels kernels) {
-  const Problem p{trans_a, trans_b, M, N, K, alpha, a, lda, b, ldb, beta, c, ldc, kernels};
+                 int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc, F32Kernels kernels,
+                 const GemmEpilogue<float>& epilogue) {
+  const Problem p{trans_a, trans_b, M, N, K, alpha, a, lda, b, ldb, beta, c, ldc, kernels, epilogue};
   const bool pack = trans_b || (M > kInPlaceBMaxRows && K * N > kInPlaceBMaxFloats);
   const int64_t group = PanelsPerTile(kernels, M);
   const int64_t groups = ((std::min(kNc, N) + kNr - 1) / kNr + group - 1) / group;  // in a full N block
@@ -323,7 +339,7 @@ void GemmF32Avx2(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, fl
 #else  // not x86-64: GetCpuFeatures().avx2_fma is always false, so this is never called.
 
 void GemmF32Avx2(bool, bool, int64_t, int64_t, int64_t, float, const float*, int64_t, const float*, int64_t, float,
-                 float*, int64_t, F32Kernels) {
+                 float*, int64_t, F32Kernels, const GemmEpilogue<float>&) {
   std::abort();
 }
 

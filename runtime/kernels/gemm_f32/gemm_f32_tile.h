@@ -11,8 +11,8 @@ constexpr int64_t kF32PanelCols = 16;  // columns of a packed B panel; tiles spa
 // C(r, n) for r < rows, n < cols, over one K block of kc: acc = 0, then acc = fma(A(r, k), B(k, n), acc)
 // for k = 0, 1, ..., kc - 1; then, in the first K block, C = alpha * acc, or fma(beta, C, alpha * acc)
 // when beta != 0 (beta == 0 never reads C), and in later blocks C = fma(alpha, acc, C). Every micro-
-// kernel, of whatever width or instruction set, does exactly this per element, so results are
-// bit-identical whichever kernel computes an element.
+// kernel, of whatever width or instruction set, does exactly this per element (and the epilogue
+// below), so results are bit-identical whichever kernel computes an element.
 struct F32Tile {
   const float* a;  // A(r, k) = a[r * lda + k], or a[k * lda + r] when trans_a
   int64_t lda;
@@ -28,6 +28,12 @@ struct F32Tile {
   int64_t cols;  // 1 .. the kernel's width
   float alpha, beta;
   bool first;  // first K block
+  // GemmEpilogue: in the first block, + row_bias[r] after alpha * acc (beta == 0; nullptr: none); in
+  // the last block, when clamp, the Clip of [lo, hi].
+  const float* row_bias;
+  bool last;  // last K block
+  bool clamp;
+  float lo, hi;
 };
 
 // The tile with zmm registers (AVX-512F): rows x 32 columns, or rows x 128 for rows == 1 and x 64 for

@@ -99,6 +99,37 @@ void RowMajorGemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, T
   }
 }
 
+template <class T>
+void RowMajorGemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, T alpha, const T* a, int64_t lda,
+                  const T* b, int64_t ldb, T beta, T* c, int64_t ldc, const GemmEpilogue<T>& epilogue) {
+  if (M <= 0 || N <= 0) return;
+  if constexpr (std::is_same<T, float>::value) {
+    if (K > 0 && GetCpuFeatures().avx2_fma) {
+      GemmF32Avx2(trans_a, trans_b, M, N, K, alpha, a, lda, b, ldb, beta, c, ldc, BestF32Kernels(), epilogue);
+      return;
+    }
+  }
+  RowMajorGemm(trans_a, trans_b, M, N, K, alpha, a, lda, b, ldb, beta, c, ldc);
+  for (int64_t m = 0; m < M; ++m) {
+    T* row = c + m * ldc;
+    if (epilogue.row_bias) {
+      const T bias = epilogue.row_bias[m];
+      for (int64_t n = 0; n < N; ++n) row[n] += bias;
+    }
+    if (epilogue.clamp) {
+      for (int64_t n = 0; n < N; ++n) {
+        const T v = row[n] < epilogue.lo ? epilogue.lo : row[n];
+        row[n] = epilogue.hi < v ? epilogue.hi : v;
+      }
+    }
+  }
+}
+
+template void RowMajorGemm<float>(bool, bool, int64_t, int64_t, int64_t, float, const float*, int64_t, const float*,
+                                  int64_t, float, float*, int64_t, const GemmEpilogue<float>&);
+template void RowMajorGemm<double>(bool, bool, int64_t, int64_t, int64_t, double, const double*, int64_t,
+                                   const double*, int64_t, double, double*, int64_t, const GemmEpilogue<double>&);
+
 #define PTQ_INSTANTIATE_GEMM(T)                                                                                        \
   template void RowMajorGemm<T>(bool, bool, int64_t, int64_t, int64_t, T, const T*, int64_t, const T*, int64_t, T, T*, \
                                 int64_t);

@@ -4,6 +4,8 @@
 
 #include <cstdint>
 
+#include "runtime/kernels/gemm_f32/gemm_epilogue.h"
+
 namespace ptq {
 
 // C = alpha * op(A) * op(B) + beta * C, with op(X) = X, or X^T when trans_x.
@@ -16,5 +18,11 @@ namespace ptq {
 template <class T>
 void RowMajorGemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, T alpha, const T* a, int64_t lda,
                   const T* b, int64_t ldb, T beta, T* c, int64_t ldc);
+
+// The same followed by `epilogue` (gemm_epilogue.h): a per-row bias and a clamp. T is float or double.
+// REQUIRES: beta == 0 when epilogue.row_bias is set.
+template <class T>
+void RowMajorGemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, T alpha, const T* a, int64_t lda,
+                  const T* b, int64_t ldb, T beta, T* c, int64_t ldc, const GemmEpilogue<T>& epilogue);
 
 }  // namespace ptq

@@ -9,11 +9,18 @@
 #include "runtime/ops/math/float_compute.h"
 #include "runtime/kernels/conv/im2col.h"
 #include "runtime/kernels/gemm_f32/row_major_gemm.h"
+#include "runtime/activation_fusion.h"
 #include "runtime/ops/tensor/scratch_buffer.h"
 #include "runtime/kernels/conv/wide_im2col.h"
 
 namespace ptq {
 namespace {
+
+// A fused activation: y = (y < lo ? lo : y), then (hi < y ? hi : y), when clamp.
+struct ConvActivation {
+  bool clamp = false;
+  float lo = 0.0f, hi = 0.0f;
+};
 
 int64_t Product(const std::vector<int64_t>& v) {
   int64_t p = 1;
@@ -31,9 +38,11 @@ bool IsPointwise(const SlidingWindow& w) {
 }
 
 // Stride 1, 1 or 2 spatial dims: per image and group, a wide im2col [C/g * K, OH * EW] (wide_im2col.h),
-// one GEMM into wide rows, then the OW valid columns of each row added onto y (which holds the bias).
+// one GEMM into wide rows (bias and activation applied there), then the OW valid columns of each row
+// copied into y.
 template <class T>
-void ConvWide(const ConvGeometry& g, const T* x, const T* w, T* y, ScratchBuffer& scratch) {
+void ConvWide(const ConvGeometry& g, const T* x, const T* w, const T* bias, GemmEpilogue<T> epi, T* y,
+              ScratchBuffer& scratch) {
   const int64_t cg = g.in_channels_per_group(), mg = g.out_channels_per_group();
   const int64_t in_size = Product(g.window.input), out_size = Product(g.window.output);
   const int64_t depth = cg * Product(g.window.kernel);
@@ -45,22 +54,22 @@ void ConvWide(const ConvGeometry& g, const T* x, const T* w, T* y, ScratchBuffer
   for (int64_t n = 0; n < g.batch; ++n) {
     for (int64_t grp = 0; grp < g.group; ++grp) {
       WideIm2Col(x + (n * g.in_channels + grp * cg) * in_size, cg, g.window, l, padded, col);
+      epi.row_bias = bias ? bias + grp * mg : nullptr;
       RowMajorGemm<T>(false, false, mg, l.cols, depth, T(1), w + grp * mg * depth, depth, col, l.cols, T(0), wide,
-                      l.cols);
+                      l.cols, epi);
       T* yg = y + (n * g.out_channels + grp * mg) * out_size;
       for (int64_t r = 0; r < mg * OH; ++r) {  // wide row r = (m, oh) holds EW columns, y's holds OW
-        const T* src = wide + r * l.padded_w;
-        T* dst = yg + r * OW;
-        for (int64_t ow = 0; ow < OW; ++ow) dst[ow] += src[ow];
+        std::copy(wide + r * l.padded_w, wide + r * l.padded_w + OW, yg + r * OW);
       }
     }
   }
 }
 
-// Any window: per image and group, Y_g [M/g, O] (+)= W_g [M/g, C/g * K] * col_g [C/g * K, O], where
-// col_g is X_g itself for a pointwise window and Im2Col(X_g) otherwise. y holds the bias when has_bias.
+// Any window: per image and group, Y_g [M/g, O] = W_g [M/g, C/g * K] * col_g [C/g * K, O] + bias, then
+// the activation, where col_g is X_g itself for a pointwise window and Im2Col(X_g) otherwise.
 template <class T>
-void ConvIm2Col(const ConvGeometry& g, const T* x, const T* w, bool has_bias, T* y, ScratchBuffer& scratch) {
+void ConvIm2Col(const ConvGeometry& g, const T* x, const T* w, const T* bias, GemmEpilogue<T> epi, T* y,
+                ScratchBuffer& scratch) {
   const int64_t cg = g.in_channels_per_group(), mg = g.out_channels_per_group();
   const int64_t in_size = Product(g.window.input), out_size = Product(g.window.output);
   const int64_t depth = cg * Product(g.window.kernel);
@@ -70,33 +79,40 @@ void ConvIm2Col(const ConvGeometry& g, const T* x, const T* w, bool has_bias, T*
     for (int64_t grp = 0; grp < g.group; ++grp) {
       const T* xg = x + (n * g.in_channels + grp * cg) * in_size;
       if (!pointwise) Im2Col(xg, cg, g.window, col);
+      epi.row_bias = bias ? bias + grp * mg : nullptr;
       RowMajorGemm<T>(false, false, mg, out_size, depth, T(1), w + grp * mg * depth, depth, pointwise ? xg : col,
-                      out_size, has_bias ? T(1) : T(0), y + (n * g.out_channels + grp * mg) * out_size, out_size);
+                      out_size, T(0), y + (n * g.out_channels + grp * mg) * out_size, out_size, epi);
     }
   }
 }
 
-// Y = conv(X, W) + B: depthwise windows of 1 or 2 dims by the direct loop, other stride-1 windows of
-// 1 or 2 dims by wide im2col, the rest by im2col (skipped for pointwise windows).
+// Y = activation(conv(X, W) + B): depthwise windows of 1 or 2 dims by the direct kernel, other stride-1
+// windows of 1 or 2 dims by wide im2col, the rest by im2col (skipped for pointwise windows). The
+// activation (a fused Relu or Clip, when act.clamp) is applied as each output is stored.
 template <class T>
-Tensor ConvTyped(const ConvGeometry& g, const Tensor& x, const Tensor& w, const Tensor* b, ScratchBuffer& scratch) {
+Tensor ConvTyped(const ConvGeometry& g, const Tensor& x, const Tensor& w, const Tensor* b, const ConvActivation& act,
+                 ScratchBuffer& scratch) {
   PTQ_ENFORCE(!b || b->size() == g.out_channels, "input 'B' has shape ", ShapeToString(b ? b->shape() : Shape{}),
               "; expected [", g.out_channels, "] (one bias per output channel)");
-  Tensor y(x.dtype(), g.output_shape());
+  Tensor y = Tensor::Uninitialized(x.dtype(), g.output_shape());
   const int64_t out_size = Product(g.window.output);
   const T* px = x.data<T>();
   const T* pw = w.data<T>();
+  const T* bias = b ? b->data<T>() : nullptr;
   T* py = y.data<T>();
-  for (int64_t i = 0; i < g.batch * g.out_channels; ++i) {
-    const T bias = b ? b->data<T>()[i % g.out_channels] : T(0);
-    std::fill(py + i * out_size, py + (i + 1) * out_size, bias);
-  }
+  GemmEpilogue<T> epi;
+  epi.clamp = act.clamp;
+  epi.lo = static_cast<T>(act.lo);
+  epi.hi = static_cast<T>(act.hi);
   if (g.group > 1 && IsDepthwise(g)) {
-    DepthwiseConv(px, pw, g, py);
+    for (int64_t i = 0; i < g.batch * g.out_channels; ++i) {
+      std::fill(py + i * out_size, py + (i + 1) * out_size, bias ? bias[i % g.out_channels] : T(0));
+    }
+    DepthwiseConv(px, pw, g, py, epi);
   } else if (!IsPointwise(g.window) && IsWideIm2ColWindow(g.window)) {
-    ConvWide(g, px, pw, py, scratch);
+    ConvWide(g, px, pw, bias, epi, py, scratch);
   } else {
-    ConvIm2Col(g, px, pw, b != nullptr, py, scratch);
+    ConvIm2Col(g, px, pw, bias, epi, py, scratch);
   }
   return y;
 }
@@ -104,6 +120,12 @@ Tensor ConvTyped(const ConvGeometry& g, const Tensor& x, const Tensor& w, const 
 class ConvKernel final : public Kernel {
  public:
   explicit ConvKernel(const KernelInit& init) : attrs_(ReadConvAttributes(*init.attrs)) {
+    // ptq.fused FusedConv: the Relu or Clip that read the Conv's output (runtime/activation_fusion.h).
+    if (init.attrs->Has(kActivationMin)) {
+      act_.clamp = true;
+      act_.lo = init.attrs->GetFloat(kActivationMin, 0.0f);
+      act_.hi = init.attrs->GetFloat(kActivationMax, 0.0f);
+    }
     const Tensor* w = init.const_inputs.size() > 1 ? init.const_inputs[1] : nullptr;
     if (w && IsHalfType(w->dtype())) w_widened_ = WidenToFloat(*w);  // once, not per run
   }
@@ -117,13 +139,13 @@ class ConvKernel final : public Kernel {
                 "the same type, got ", DataTypeName(x.dtype()), ", ", DataTypeName(w.dtype()),
                 b ? ", " + DataTypeName(b->dtype()) : std::string());
     switch (x.dtype()) {
-      case DataType::kFloat: ctx.outputs[0] = ConvTyped<float>(Geometry(x, w), x, w, b, scratch_); break;
-      case DataType::kDouble: ctx.outputs[0] = ConvTyped<double>(Geometry(x, w), x, w, b, scratch_); break;
+      case DataType::kFloat: ctx.outputs[0] = ConvTyped<float>(Geometry(x, w), x, w, b, act_, scratch_); break;
+      case DataType::kDouble: ctx.outputs[0] = ConvTyped<double>(Geometry(x, w), x, w, b, act_, scratch_); break;
       case DataType::kFloat16:
       case DataType::kBfloat16: {
         const Tensor w_float = w_widened_.empty_value() ? WidenToFloat(w) : w_widened_;
         const Tensor b_float = b ? WidenToFloat(*b) : Tensor();
-        const Tensor y = ConvTyped<float>(Geometry(x, w), WidenToFloat(x), w_float, b ? &b_float : nullptr, scratch_);
+        const Tensor y = ConvTyped<float>(Geometry(x, w), WidenToFloat(x), w_float, b ? &b_float : nullptr, act_, scratch_);
         ctx.outputs[0] = NarrowFromFloat(y, x.dtype());
         break;
       }
@@ -145,6 +167,7 @@ class ConvKernel final : public Kernel {
   }
 
   ConvAttributes attrs_;
+  ConvActivation act_;
   Tensor w_widened_;  // constant float16/bfloat16 W as float32
   Shape x_shape_, w_shape_;
   ConvGeometry geometry_;
