@@ -13,15 +13,22 @@
 namespace ptq {
 namespace {
 
-// dst[c][r] = src[r][c] for a rows x cols int32 matrix.
-void Transpose(const int32_t* src, int64_t rows, int64_t cols, int32_t* dst) {
-  for (int64_t c = 0; c < cols; ++c) {
-    for (int64_t r = 0; r < rows; ++r) dst[c * rows + r] = src[r * cols + c];
+// dst[c * ld + r] = src[r][c] for a rows x cols int32 matrix, in 32 x 32 tiles that stay in L1.
+void Transpose(const int32_t* src, int64_t rows, int64_t cols, int32_t* dst, int64_t ld) {
+  constexpr int64_t kTile = 32;
+  for (int64_t r0 = 0; r0 < rows; r0 += kTile) {
+    const int64_t r1 = std::min(rows, r0 + kTile);
+    for (int64_t c0 = 0; c0 < cols; c0 += kTile) {
+      const int64_t c1 = std::min(cols, c0 + kTile);
+      for (int64_t c = c0; c < c1; ++c) {
+        for (int64_t r = r0; r < r1; ++r) dst[c * ld + r] = src[r * cols + c];
+      }
+    }
   }
 }
 
 // Images are shared out between threads when they hold at least this many multiply-adds in all,
-// and none alone reaches kSplitGemmMacs (then Int8Gemm splits each GEMM instead).
+// and none alone reaches kSplitGemmMacs (then each image's output lines are shared out instead).
 // The same bar as a GEMM split: below it, waking a second thread costs more than it saves, and on a
 // busy machine the wake-up can wait for a whole scheduler slice (measured: 16 ms for a 0.03 ms CNN).
 constexpr int64_t kParallelImagesMacs = int64_t{1} << 22;
@@ -141,13 +148,55 @@ void Int8Conv(const Tensor& x, int32_t x_zero_point, const Tensor& w, const std:
         if (elem == 1) {
           TransposeBytes(src, out_plane, mg, dst);
         } else {
-          Transpose(reinterpret_cast<const int32_t*>(src), out_plane, mg, reinterpret_cast<int32_t*>(dst));
+          Transpose(reinterpret_cast<const int32_t*>(src), out_plane, mg, reinterpret_cast<int32_t*>(dst), out_plane);
+        }
+      }
+    }
+  };
+  // Image b with its output lines (od, oh) shared between threads: the padded input is made once per
+  // group, then each thread builds the rows of its lines, multiplies them alone and stores its part of
+  // every output plane.
+  const int64_t lines = win.out[0] * win.out[1];
+  auto run_lines = [&](int64_t b, int threads) {
+    std::vector<uint8_t> positions(packed->channels_last ? static_cast<size_t>(cg * in_plane) : 0);
+    std::vector<uint8_t> padded_x(static_cast<size_t>(cg * padded.plane + kIm2RowSlack));
+    for (int64_t g = 0; g < geometry.group; ++g) {
+      const uint8_t* planes = x_bytes + (b * geometry.in_channels + g * cg) * in_plane;
+      if (packed->channels_last) {
+        TransposeBytes(planes, cg, in_plane, positions.data());
+        PadPositions(positions.data(), cg, win, padded, pad_value, padded_x.data());
+      } else {
+        PadPlanes(planes, cg, win, padded, pad_value, padded_x.data());
+      }
+#pragma omp parallel for schedule(static) num_threads(threads)
+      for (int t = 0; t < threads; ++t) {
+        const int64_t l0 = lines * t / threads, l1 = lines * (t + 1) / threads;
+        if (l0 == l1) continue;
+        const int64_t count = (l1 - l0) * win.out[2];  // output positions of these lines
+        thread_local ConvScratch s;
+        s.rows.resize(static_cast<size_t>(count * K + kIm2RowSlack));
+        s.out.resize(static_cast<size_t>(count * mg * elem));
+        if (packed->channels_last) {
+          Im2RowChannelsLast(padded_x.data(), cg, win, padded, s.rows.data(), l0, l1);
+        } else {
+          Im2Row(padded_x.data(), cg, win, padded, s.rows.data(), l0, l1);
+        }
+        const Int8GemmA a{count, s.rows.data(), x_signed, K, &x_zero_point, false};
+        const Int8GemmOut o{out, s.out.data(), mg, bias != nullptr ? bias + g * mg : nullptr,
+                            multiplier != nullptr ? multiplier + g * mg : nullptr, y_zero_point};
+        Int8Gemm(a, packed->groups[static_cast<size_t>(g)], o);
+        uint8_t* dst = y_bytes + ((b * M + g * mg) * out_plane + l0 * win.out[2]) * elem;
+        if (elem == 1) {
+          TransposeBytes(s.out.data(), count, mg, dst, out_plane);
+        } else {
+          Transpose(reinterpret_cast<const int32_t*>(s.out.data()), count, mg, reinterpret_cast<int32_t*>(dst),
+                    out_plane);
         }
       }
     }
   };
   // Several images and threads: each thread takes whole images (im2row and transposes included),
-  // unless one GEMM is big enough to be split by Int8Gemm itself.
+  // unless one image is big enough to be shared out by its output lines.
   const int64_t macs_per_image = out_plane * K * M;
   const int threads = omp_in_parallel() ? 1 : omp_get_max_threads();
   if (threads > 1 && geometry.batch > 1 && macs_per_image < kSplitGemmMacs &&
@@ -158,6 +207,10 @@ void Int8Conv(const Tensor& x, int32_t x_zero_point, const Tensor& w, const std:
       const int64_t b0 = t * per_thread;
       if (b0 < geometry.batch) run_images(b0, std::min(per_thread, geometry.batch - b0));
     }
+    return;
+  }
+  if (threads > 1 && macs_per_image >= kSplitGemmMacs && lines >= threads) {
+    for (int64_t b = 0; b < geometry.batch; ++b) run_lines(b, threads);
     return;
   }
   for (int64_t b0 = 0; b0 < geometry.batch; b0 += chunk) run_images(b0, std::min(chunk, geometry.batch - b0));

@@ -12,7 +12,8 @@ namespace {
 // kKw > 0 fixes the kernel width (at most 8, with dilation 1 along it) at compile time; then each
 // kernel line is moved as one 8-byte copy, so both buffers need kIm2RowSlack bytes past their end.
 template <int kKw>
-void Im2RowFixed(const uint8_t* padded, int64_t channels, const Window3& w, const PaddedGeometry& p, uint8_t* rows) {
+void Im2RowFixed(const uint8_t* padded, int64_t channels, const Window3& w, const PaddedGeometry& p, int64_t line_begin,
+                 int64_t line_end, uint8_t* rows) {
   const int64_t kw_n = kKw > 0 ? kKw : w.kernel[2];
   const int64_t kw_step = kKw > 0 ? 1 : w.dilation[2];
   const int64_t lines = w.kernel[0] * w.kernel[1];  // (kd, kh) pairs; each takes kw_n taps
@@ -22,8 +23,9 @@ void Im2RowFixed(const uint8_t* padded, int64_t channels, const Window3& w, cons
       line[static_cast<size_t>(i)] = (kd * w.dilation[0] * p.dims[1] + kh * w.dilation[1]) * p.dims[2];
     }
   }
-  for (int64_t od = 0; od < w.out[0]; ++od) {
-    for (int64_t oh = 0; oh < w.out[1]; ++oh) {
+  for (int64_t ol = line_begin; ol < line_end; ++ol) {
+    const int64_t od = ol / w.out[1], oh = ol % w.out[1];
+    {
       for (int64_t ow = 0; ow < w.out[2]; ++ow) {
         const int64_t base = (od * w.stride[0] * p.dims[1] + oh * w.stride[1]) * p.dims[2] + ow * w.stride[2];
         for (int64_t c = 0; c < channels; ++c) {
@@ -87,14 +89,16 @@ void PadPlanes(const uint8_t* x, int64_t channels, const Window3& w, const Padde
   }
 }
 
-void Im2Row(const uint8_t* padded, int64_t channels, const Window3& w, const PaddedGeometry& p, uint8_t* rows) {
+void Im2Row(const uint8_t* padded, int64_t channels, const Window3& w, const PaddedGeometry& p, uint8_t* rows,
+            int64_t line_begin, int64_t line_end) {
+  if (line_end < 0) line_end = w.out[0] * w.out[1];
   const bool unit = w.dilation[2] == 1;
-  if (unit && w.kernel[2] == 1) return Im2RowFixed<1>(padded, channels, w, p, rows);
-  if (unit && w.kernel[2] == 3) return Im2RowFixed<3>(padded, channels, w, p, rows);
-  if (unit && w.kernel[2] == 4) return Im2RowFixed<4>(padded, channels, w, p, rows);
-  if (unit && w.kernel[2] == 5) return Im2RowFixed<5>(padded, channels, w, p, rows);
-  if (unit && w.kernel[2] == 7) return Im2RowFixed<7>(padded, channels, w, p, rows);
-  Im2RowFixed<0>(padded, channels, w, p, rows);
+  if (unit && w.kernel[2] == 1) return Im2RowFixed<1>(padded, channels, w, p, line_begin, line_end, rows);
+  if (unit && w.kernel[2] == 3) return Im2RowFixed<3>(padded, channels, w, p, line_begin, line_end, rows);
+  if (unit && w.kernel[2] == 4) return Im2RowFixed<4>(padded, channels, w, p, line_begin, line_end, rows);
+  if (unit && w.kernel[2] == 5) return Im2RowFixed<5>(padded, channels, w, p, line_begin, line_end, rows);
+  if (unit && w.kernel[2] == 7) return Im2RowFixed<7>(padded, channels, w, p, line_begin, line_end, rows);
+  Im2RowFixed<0>(padded, channels, w, p, line_begin, line_end, rows);
 }
 
 void PadPositions(const uint8_t* x_hwc, int64_t channels, const Window3& w, const PaddedGeometry& p, uint8_t pad_value,
@@ -111,12 +115,14 @@ void PadPositions(const uint8_t* x_hwc, int64_t channels, const Window3& w, cons
 }
 
 void Im2RowChannelsLast(const uint8_t* padded, int64_t channels, const Window3& w, const PaddedGeometry& p,
-                        uint8_t* rows) {
+                        uint8_t* rows, int64_t line_begin, int64_t line_end) {
+  if (line_end < 0) line_end = w.out[0] * w.out[1];
   // With dilation 1 along the width, a kernel line's taps are one run of kernel width * channels bytes.
   const bool whole_lines = w.dilation[2] == 1;
   const int64_t line_bytes = w.kernel[2] * channels;
-  for (int64_t od = 0; od < w.out[0]; ++od) {
-    for (int64_t oh = 0; oh < w.out[1]; ++oh) {
+  for (int64_t ol = line_begin; ol < line_end; ++ol) {
+    const int64_t od = ol / w.out[1], oh = ol % w.out[1];
+    {
       for (int64_t ow = 0; ow < w.out[2]; ++ow) {
         for (int64_t kd = 0; kd < w.kernel[0]; ++kd) {
           for (int64_t kh = 0; kh < w.kernel[1]; ++kh) {

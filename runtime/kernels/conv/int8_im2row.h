@@ -29,14 +29,18 @@ constexpr int64_t kIm2RowSlack = 8;
 // elsewhere; then rows[o][c * taps + k] = padded[c][o * stride + k * dilation].
 void PadPlanes(const uint8_t* x, int64_t channels, const Window3& w, const PaddedGeometry& p, uint8_t pad_value,
                uint8_t* dst);
-void Im2Row(const uint8_t* padded, int64_t channels, const Window3& w, const PaddedGeometry& p, uint8_t* rows);
+// Only the output lines (od, oh) numbered [line_begin, line_end) when given (line = od * out[1] + oh;
+// each holds out[2] positions), their rows written from `rows` on; line_end < 0 means the last line.
+void Im2Row(const uint8_t* padded, int64_t channels, const Window3& w, const PaddedGeometry& p, uint8_t* rows,
+            int64_t line_begin = 0, int64_t line_end = -1);
 
 // Channels-last. x_hwc holds the input positions in order, `channels` bytes each (the transpose of
 // the channel planes); dst is the padded grid of positions, `channels` bytes each; then
 // rows[o][k * channels + c] = padded[o * stride + k * dilation][c].
 void PadPositions(const uint8_t* x_hwc, int64_t channels, const Window3& w, const PaddedGeometry& p, uint8_t pad_value,
                   uint8_t* dst);
+// Lines as Im2Row.
 void Im2RowChannelsLast(const uint8_t* padded, int64_t channels, const Window3& w, const PaddedGeometry& p,
-                        uint8_t* rows);
+                        uint8_t* rows, int64_t line_begin = 0, int64_t line_end = -1);
 
 }  // namespace ptq

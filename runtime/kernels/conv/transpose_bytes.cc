@@ -8,16 +8,16 @@
 namespace ptq {
 namespace {
 
-void TransposePlain(const uint8_t* src, int64_t rows, int64_t cols, int64_t r0, int64_t r1, int64_t c0, int64_t c1,
+void TransposePlain(const uint8_t* src, int64_t ld, int64_t cols, int64_t r0, int64_t r1, int64_t c0, int64_t c1,
                     uint8_t* dst) {
   for (int64_t c = c0; c < c1; ++c) {
-    for (int64_t r = r0; r < r1; ++r) dst[c * rows + r] = src[r * cols + c];
+    for (int64_t r = r0; r < r1; ++r) dst[c * ld + r] = src[r * cols + c];
   }
 }
 
 #if defined(__x86_64__)
 // The 16 x 16 block at (r0, c0).
-void TransposeBlock16(const uint8_t* src, int64_t rows, int64_t cols, int64_t r0, int64_t c0, uint8_t* dst) {
+void TransposeBlock16(const uint8_t* src, int64_t ld, int64_t cols, int64_t r0, int64_t c0, uint8_t* dst) {
   __m128i a[16], b[16];
   for (int i = 0; i < 16; ++i) a[i] = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + (r0 + i) * cols + c0));
   // Bytes of row pairs: b[2i] holds columns 0-7 of rows 2i, 2i+1 interleaved, b[2i+1] columns 8-15.
@@ -41,8 +41,8 @@ void TransposeBlock16(const uint8_t* src, int64_t rows, int64_t cols, int64_t r0
   }
   // 64-bit halves: column 2k is the low halves of b[k] (rows 0-7) and b[8 + k] (rows 8-15).
   for (int k = 0; k < 8; ++k) {
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + (c0 + 2 * k) * rows + r0), _mm_unpacklo_epi64(b[k], b[8 + k]));
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + (c0 + 2 * k + 1) * rows + r0),
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + (c0 + 2 * k) * ld + r0), _mm_unpacklo_epi64(b[k], b[8 + k]));
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + (c0 + 2 * k + 1) * ld + r0),
                      _mm_unpackhi_epi64(b[k], b[8 + k]));
   }
 }
@@ -51,16 +51,20 @@ void TransposeBlock16(const uint8_t* src, int64_t rows, int64_t cols, int64_t r0
 }  // namespace
 
 void TransposeBytes(const uint8_t* src, int64_t rows, int64_t cols, uint8_t* dst) {
+  TransposeBytes(src, rows, cols, dst, rows);
+}
+
+void TransposeBytes(const uint8_t* src, int64_t rows, int64_t cols, uint8_t* dst, int64_t dst_stride) {
   int64_t r16 = 0, c16 = 0;
 #if defined(__x86_64__)
   r16 = rows / 16 * 16;
   c16 = cols / 16 * 16;
   for (int64_t r = 0; r < r16; r += 16) {
-    for (int64_t c = 0; c < c16; c += 16) TransposeBlock16(src, rows, cols, r, c, dst);
+    for (int64_t c = 0; c < c16; c += 16) TransposeBlock16(src, dst_stride, cols, r, c, dst);
   }
 #endif
-  TransposePlain(src, rows, cols, 0, r16, c16, cols, dst);     // right border of the blocked rows
-  TransposePlain(src, rows, cols, r16, rows, 0, cols, dst);    // bottom rows, all columns
+  TransposePlain(src, dst_stride, cols, 0, r16, c16, cols, dst);     // right border of the blocked rows
+  TransposePlain(src, dst_stride, cols, r16, rows, 0, cols, dst);    // bottom rows, all columns
 }
 
 }  // namespace ptq

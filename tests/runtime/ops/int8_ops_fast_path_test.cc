@@ -83,6 +83,10 @@ TEST(Int8OpsFastPath, QLinearConvAndConvIntegerMatchTheReferenceConv) {
       {{24, 24}, {3, 3}, 8, 32, 32, 32, {1, 1}, {1, 1}, {1, 1, 1, 1}},  // channels shared out between threads
       {{18, 18}, {16, 16}, 1, 2, 2, 2, {1, 1}, {1, 1}, {1, 0, 0, 1}},
       {{18, 18}, {17, 17}, 1, 2, 2, 2, {1, 1}, {1, 1}, {0, 0, 0, 0}},
+      // One image large enough to share its output lines between threads (channels-last, channel-major
+      // with 2 groups and an uneven last share).
+      {{30, 33}, {3, 3}, 1, 32, 40, 1, {1, 1}, {1, 1}, {1, 1, 1, 1}},
+      {{61, 67}, {3, 3}, 2, 6, 64, 2, {1, 1}, {1, 1}, {1, 0, 0, 1}},
   };
   omp_set_num_threads(2);  // the threaded path runs even on a one-core machine
   int i = 0;
