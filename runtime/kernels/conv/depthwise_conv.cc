@@ -141,11 +141,11 @@ template void DepthwiseConv<double>(const double*, const double*, const ConvGeom
 
 void Int8DepthwiseConv(const uint8_t* x, bool x_signed, int32_t x_zero_point, const uint8_t* w, bool w_signed,
                        const int32_t* w_zero_point, const ConvGeometry& g, const int32_t* bias, Int8Output out,
-                       const float* multiplier, int32_t y_zero_point, void* y) {
+                       const float* multiplier, int32_t y_zero_point, void* y, const float* float_bias) {
   const PlaneLayout l = MakeLayout(g);
   const int64_t C = g.in_channels, M = g.out_channels, per_input = M / C;
   const int64_t out_plane = l.OH * l.OW;
-  const int64_t elem = out == Int8Output::kInt32 ? 4 : 1;
+  const int64_t elem = out == Int8Output::kInt32 || out == Int8Output::kFloat ? 4 : 1;
   // The weights less their zero points, exact in float.
   std::vector<float> wf(static_cast<size_t>(M * l.taps));
   for (int64_t m = 0; m < M; ++m) {
@@ -172,8 +172,19 @@ void Int8DepthwiseConv(const uint8_t* x, bool x_signed, int32_t x_zero_point, co
       const int64_t m = c * per_input + j;
       acc.assign(static_cast<size_t>(out_plane), 0.0f);
       PlaneRows(plane.data(), l, wf.data() + m * l.taps, taps, acc.data());
+      uint8_t* dst = y_bytes + (n * M + m) * out_plane * elem;
+      if (out == Int8Output::kFloat) {  // the exact sums, + bias, times the multiplier, + the float bias
+        const float fb = float_bias != nullptr ? float_bias[m] : 0.0f;
+        float* f = reinterpret_cast<float*>(dst);
+        const int32_t b = bias != nullptr ? bias[m] : 0;
+        for (int64_t i = 0; i < out_plane; ++i) {
+          const int32_t a = static_cast<int32_t>(static_cast<uint32_t>(static_cast<int32_t>(acc[i])) + static_cast<uint32_t>(b));
+          f[i] = static_cast<float>(a) * multiplier[m] + fb;
+        }
+        continue;
+      }
       RequantizeRow(acc.data(), out_plane, bias != nullptr ? bias[m] : 0, multiplier != nullptr ? multiplier[m] : 0.0f,
-                    y_zero_point, out, y_bytes + (n * M + m) * out_plane * elem);
+                    y_zero_point, out, dst);
     }
   });
 }

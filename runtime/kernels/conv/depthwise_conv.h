@@ -32,11 +32,11 @@ constexpr int64_t kMaxExactDepthwiseTaps = (int64_t{1} << 24) / (255 * 255);
 //   acc[n, m, o] = sum_{kh, kw} (x - x_zero_point) * (w[m, kh, kw] - w_zero_point[m]) + bias[m]
 // (padding contributes 0; int32 wrapping for the bias), stored as int32 or as
 // RequantizeValue(acc, multiplier[m], y_zero_point) in y's 8-bit type (runtime/quant_math.h), equal bit
-// for bit to IntConvReference + RequantizeValue. The sums are taken in float32 lanes, exact (see above).
+// for bit to IntConvReference + RequantizeValue, or as float(acc) * multiplier[m] + float_bias[m] (kFloat). The sums are taken in float32 lanes, exact (see above).
 // x and w are 8-bit (signedness given); w_zero_point holds M values; bias may be null.
 // REQUIRES: IsDepthwise(g); kernel points <= kMaxExactDepthwiseTaps.
 void Int8DepthwiseConv(const uint8_t* x, bool x_signed, int32_t x_zero_point, const uint8_t* w, bool w_signed,
                        const int32_t* w_zero_point, const ConvGeometry& g, const int32_t* bias, Int8Output out,
-                       const float* multiplier, int32_t y_zero_point, void* y);
+                       const float* multiplier, int32_t y_zero_point, void* y, const float* float_bias = nullptr);
 
 }  // namespace ptq

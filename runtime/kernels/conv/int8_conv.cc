@@ -85,14 +85,14 @@ PackedInt8ConvWeights PackInt8ConvWeights(const Tensor& w, const std::vector<int
 
 void Int8Conv(const Tensor& x, int32_t x_zero_point, const Tensor& w, const std::vector<int32_t>& w_zero_points,
               const ConvGeometry& geometry, const PackedInt8ConvWeights* packed, const int32_t* bias, Int8Output out,
-              const float* multiplier, int32_t y_zero_point, Tensor& y) {
+              const float* multiplier, int32_t y_zero_point, Tensor& y, const float* float_bias) {
   if (geometry.group > 1 && IsDepthwise(geometry) &&
       ShapeSize(geometry.window.kernel) <= kMaxExactDepthwiseTaps) {
     std::vector<int32_t> zp(static_cast<size_t>(geometry.out_channels));
     for (size_t m = 0; m < zp.size(); ++m) zp[m] = w_zero_points.size() == 1 ? w_zero_points[0] : w_zero_points[m];
     Int8DepthwiseConv(static_cast<const uint8_t*>(x.raw()), x.dtype() == DataType::kInt8, x_zero_point,
                       static_cast<const uint8_t*>(w.raw()), w.dtype() == DataType::kInt8, zp.data(), geometry, bias,
-                      out, multiplier, y_zero_point, y.raw());
+                      out, multiplier, y_zero_point, y.raw(), float_bias);
     return;
   }
   PackedInt8ConvWeights local;
@@ -107,7 +107,7 @@ void Int8Conv(const Tensor& x, int32_t x_zero_point, const Tensor& w, const std:
   const int64_t mg = geometry.out_channels_per_group();
   const int64_t M = geometry.out_channels;
   const int64_t K = cg * win.kernel[0] * win.kernel[1] * win.kernel[2];
-  const int64_t elem = out == Int8Output::kInt32 ? 4 : 1;
+  const int64_t elem = out == Int8Output::kInt32 || out == Int8Output::kFloat ? 4 : 1;
   const bool x_signed = x.dtype() == DataType::kInt8;
   // The byte that stands for x_zero_point in x's type: padding contributes (x_zero_point - x_zero_point) = 0.
   const uint8_t pad_value = static_cast<uint8_t>(x_zero_point);
@@ -139,7 +139,8 @@ void Int8Conv(const Tensor& x, int32_t x_zero_point, const Tensor& w, const std:
       }
       const Int8GemmA a{images * out_plane, s.rows.data(), x_signed, K, &x_zero_point, false};
       const Int8GemmOut o{out, s.out.data(), mg, bias != nullptr ? bias + g * mg : nullptr,
-                          multiplier != nullptr ? multiplier + g * mg : nullptr, y_zero_point};
+                          multiplier != nullptr ? multiplier + g * mg : nullptr, y_zero_point,
+                          float_bias != nullptr ? float_bias + g * mg : nullptr};
       Int8Gemm(a, packed->groups[static_cast<size_t>(g)], o);
       // s.out holds [out_plane, mg] per image; y wants [mg, out_plane] at channel g * mg of each image.
       for (int64_t i = 0; i < images; ++i) {
@@ -183,7 +184,8 @@ void Int8Conv(const Tensor& x, int32_t x_zero_point, const Tensor& w, const std:
         }
         const Int8GemmA a{count, s.rows.data(), x_signed, K, &x_zero_point, false};
         const Int8GemmOut o{out, s.out.data(), mg, bias != nullptr ? bias + g * mg : nullptr,
-                            multiplier != nullptr ? multiplier + g * mg : nullptr, y_zero_point};
+                            multiplier != nullptr ? multiplier + g * mg : nullptr, y_zero_point,
+                          float_bias != nullptr ? float_bias + g * mg : nullptr};
         Int8Gemm(a, packed->groups[static_cast<size_t>(g)], o);
         uint8_t* dst = y_bytes + ((b * M + g * mg) * out_plane + l0 * win.out[2]) * elem;
         if (elem == 1) {

@@ -73,6 +73,7 @@ struct Scratch {
   std::vector<int32_t> a_zero_point;
   std::vector<int32_t> bias;
   std::vector<float> multiplier;
+  std::vector<float> float_bias;
 };
 
 Scratch& ThreadScratch() {
@@ -205,6 +206,11 @@ void Int8Gemm(const Int8GemmA& a, const PackedInt8B& b, const Int8GemmOut& out) 
     base.hi = static_cast<float>(QuantMax(t) - out.y_zero_point);
     base.multiplier = s.multiplier.data();
   }
+  if (out.type == Int8Output::kFloat) {
+    s.float_bias.assign(static_cast<size_t>(padded_cols), 0.0f);
+    if (out.float_bias != nullptr) std::copy(out.float_bias, out.float_bias + N, s.float_bias.begin());
+    base.float_bias = s.float_bias.data();
+  }
   base.a = packed_a;
   base.a_row_bytes = a_row_bytes;
   base.a_row_sum = s.row_sum.data();
@@ -232,7 +238,7 @@ void Int8Gemm(const Int8GemmA& a, const PackedInt8B& b, const Int8GemmOut& out) 
   }
   const int64_t row_units = (M + kUnitRows - 1) / kUnitRows;
   const int64_t col_units = (b.panels() + kUnitPanels - 1) / kUnitPanels;
-  const size_t elem = out.type == Int8Output::kInt32 ? 4 : 1;
+  const size_t elem = out.type == Int8Output::kInt32 || out.type == Int8Output::kFloat ? 4 : 1;
 #pragma omp parallel for schedule(static) num_threads(threads)
   for (int64_t u = 0; u < row_units * col_units; ++u) {
     const int64_t r0 = (u % row_units) * kUnitRows;
@@ -250,6 +256,7 @@ void Int8Gemm(const Int8GemmA& a, const PackedInt8B& b, const Int8GemmOut& out) 
     blk.col_adjust = base.col_adjust + c0;
     blk.bias = base.bias + c0;
     if (base.multiplier != nullptr) blk.multiplier = base.multiplier + c0;
+    if (base.float_bias != nullptr) blk.float_bias = base.float_bias + c0;
     blk.c = static_cast<uint8_t*>(base.c) + (r0 * base.ldc + c0) * static_cast<int64_t>(elem);
     run(blk);
   }

@@ -71,20 +71,22 @@ struct Int8GemmA {
   bool zero_point_per_row = false;
 };
 
-enum class Int8Output { kInt32, kUint8, kInt8 };
+enum class Int8Output { kInt32, kUint8, kInt8, kFloat };
 
 // What is stored. With acc[m][n] = sum_k (a[m][k] - a_zero_point[m]) * (b[k][n] - b_zero_point[n])
 // + bias[n] (int32, wrapping modulo 2^32, as the reference kernels):
 //   kInt32: c[m][n] = acc[m][n]
 //   kUint8 / kInt8: c[m][n] = RequantizeValue(acc[m][n], multiplier[n], y_zero_point, qmin, qmax)
 //   (runtime/quant_math.h: saturate(round_half_even(float(acc) * multiplier) + y_zero_point)).
+//   kFloat: c[m][n] = float(acc[m][n]) * multiplier[n] + float_bias[n] (float32; two roundings, no FMA).
 struct Int8GemmOut {
   Int8Output type = Int8Output::kInt32;
   void* data = nullptr;  // row m at data + m * ldc elements
   int64_t ldc = 0;
   const int32_t* bias = nullptr;      // N values, or nullptr
-  const float* multiplier = nullptr;  // N values (8-bit outputs only)
+  const float* multiplier = nullptr;  // N values (8-bit and float outputs)
   int32_t y_zero_point = 0;
+  const float* float_bias = nullptr;  // N values or nullptr (float output only)
 };
 
 // c = a * b as described above, with b packed for b.isa(). Uses OpenMP threads when the product is

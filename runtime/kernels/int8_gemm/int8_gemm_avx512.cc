@@ -44,6 +44,11 @@ PTQ_VNNI512 __attribute__((noinline)) void Store(const Int8Block& blk, __m512i a
     return;
   }
   __m512 v = _mm512_mul_ps(_mm512_cvtepi32_ps(acc), _mm512_loadu_ps(blk.multiplier + c));
+  if (blk.out == Int8Output::kFloat) {
+    v = _mm512_add_ps(v, _mm512_loadu_ps(blk.float_bias + c));
+    _mm512_mask_storeu_ps(static_cast<float*>(blk.c) + r * blk.ldc + c, mask, v);
+    return;
+  }
   v = _mm512_roundscale_ps(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
   v = _mm512_max_ps(v, _mm512_set1_ps(blk.lo));  // NaN gives lo (the second operand): qmin
   v = _mm512_min_ps(v, _mm512_set1_ps(blk.hi));

@@ -16,7 +16,8 @@ namespace ptq {
 // Every element stored is
 //   acc = sum_steps dot(a', b') - b_zero_point[n] * a_row_sum[r] - a_zero_point[r] * col_adjust[n] + bias[n]
 // (int32, wrapping), then for 8-bit outputs r = round_half_even(float(acc) * multiplier[n]) clamped
-// to [lo, hi] = [qmin - y_zero_point, qmax - y_zero_point], plus y_zero_point.
+// to [lo, hi] = [qmin - y_zero_point, qmax - y_zero_point], plus y_zero_point; for float outputs
+// float(acc) * multiplier[n] + float_bias[n] (padded like multiplier).
 // Only the first `cols` columns are stored; c points at the block's first element, rows ldc apart.
 struct Int8Block {
   const uint8_t* a = nullptr;
@@ -34,6 +35,7 @@ struct Int8Block {
   const int32_t* col_adjust = nullptr;
   const int32_t* bias = nullptr;
   const float* multiplier = nullptr;
+  const float* float_bias = nullptr;
   Int8Output out = Int8Output::kInt32;
   void* c = nullptr;
   int64_t ldc = 0;

@@ -37,6 +37,8 @@ void Int8BlockScalar(const Int8Block& blk) {
         const int64_t at = r * blk.ldc + n;
         if (blk.out == Int8Output::kInt32) {
           static_cast<int32_t*>(blk.c)[at] = value;
+        } else if (blk.out == Int8Output::kFloat) {
+          static_cast<float*>(blk.c)[at] = static_cast<float>(value) * blk.multiplier[n] + blk.float_bias[n];
         } else {
           const int32_t q = RequantizeValue(value, blk.multiplier[n], blk.y_zero_point, qmin, qmax);
           if (blk.out == Int8Output::kUint8) {

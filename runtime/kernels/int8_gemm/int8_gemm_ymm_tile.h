@@ -46,6 +46,18 @@ PTQ_YMM_TARGET __attribute__((noinline)) void Store(const Int8Block& blk, __m256
     return;
   }
   __m256 v = _mm256_mul_ps(_mm256_cvtepi32_ps(acc), _mm256_loadu_ps(blk.multiplier + c));
+  if (blk.out == Int8Output::kFloat) {
+    v = _mm256_add_ps(v, _mm256_loadu_ps(blk.float_bias + c));
+    float* dst = static_cast<float*>(blk.c) + r * blk.ldc + c;
+    if (cols >= 8) {
+      _mm256_storeu_ps(dst, v);
+    } else {
+      alignas(32) float tmp[8];
+      _mm256_store_ps(tmp, v);
+      std::memcpy(dst, tmp, static_cast<size_t>(cols) * sizeof(float));
+    }
+    return;
+  }
   v = _mm256_round_ps(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
   v = _mm256_max_ps(v, _mm256_set1_ps(blk.lo));  // NaN gives lo (the second operand): qmin
   v = _mm256_min_ps(v, _mm256_set1_ps(blk.hi));

@@ -7,6 +7,7 @@
 #include "runtime/kernels/conv/conv_geometry.h"
 #include "runtime/kernels/conv/int8_conv.h"
 #include "runtime/kernels/conv/int_conv_reference.h"
+#include "runtime/ops/quantization/integer_to_float.h"
 
 namespace ptq {
 namespace {
@@ -14,10 +15,14 @@ namespace {
 class ConvIntegerKernel : public Kernel {
  public:
   // A constant w with a constant (or absent) w_zero_point is packed here, once.
-  explicit ConvIntegerKernel(const KernelInit& init) : attrs_(ReadConvAttributes(*init.attrs)) {
+  ConvIntegerKernel(const KernelInit& init, bool to_float)
+      : attrs_(ReadConvAttributes(*init.attrs)),
+        to_float_(to_float),
+        x_zp_(to_float ? kToFloatAZeroPoint : 2),
+        w_zp_(to_float ? kToFloatBZeroPoint : 3) {
     const Tensor* w = init.const_inputs.size() > 1 ? init.const_inputs[1] : nullptr;
-    const bool zp_absent = init.num_inputs <= 3;
-    const Tensor* zp = zp_absent ? nullptr : init.const_inputs[3];
+    const bool zp_absent = init.num_inputs <= w_zp_;
+    const Tensor* zp = zp_absent ? nullptr : init.const_inputs[static_cast<size_t>(w_zp_)];
     if (w == nullptr || (!zp_absent && zp == nullptr) || w->rank() < 3 || w->dim(0) == 0) return;
     if (w->dtype() != DataType::kUint8 && w->dtype() != DataType::kInt8) return;
     if (attrs_.group < 1 || w->dim(0) % attrs_.group != 0) return;
@@ -38,28 +43,49 @@ class ConvIntegerKernel : public Kernel {
     PTQ_ENFORCE(w.dtype() == DataType::kUint8 || w.dtype() == DataType::kInt8, "input 'w' has type ",
                 DataTypeName(w.dtype()), "; expected uint8 or int8");
     const ConvGeometry geometry = ResolveConvGeometry(attrs_, x.shape(), w.shape());
-    const int32_t x_zero_point = ReadScalarZeroPoint(ctx.input(2), x.dtype(), "x_zero_point");
+    const int32_t x_zero_point = ReadScalarZeroPoint(ctx.input(x_zp_), x.dtype(), "x_zero_point");
     const std::vector<int32_t> w_zero_points =
-        ReadChannelZeroPoints(ctx.input(3), w.dtype(), geometry.out_channels, "w_zero_point");
+        ReadChannelZeroPoints(ctx.input(w_zp_), w.dtype(), geometry.out_channels, "w_zero_point");
+    FloatScaling scaling;
+    if (to_float_) scaling = ReadFloatScaling(ctx, geometry.out_channels);
     if (geometry.window.rank() > 3) {
-      ctx.outputs[0] = IntConvReference(x, x_zero_point, w, w_zero_points, geometry);
+      Tensor acc = IntConvReference(x, x_zero_point, w, w_zero_points, geometry);
+      ctx.outputs[0] = to_float_ ? ScaleChannels(acc, scaling) : std::move(acc);
       return;
     }
     const bool use_packed = packed_ && packed_->w_shape == w.shape() && packed_->dtype == w.dtype() &&
                             packed_->group == geometry.group;
-    Tensor y = Tensor::Uninitialized(DataType::kInt32, geometry.output_shape());
+    Tensor y = Tensor::Uninitialized(to_float_ ? DataType::kFloat : DataType::kInt32, geometry.output_shape());
     Int8Conv(x, x_zero_point, w, w_zero_points, geometry, use_packed ? &*packed_ : nullptr, nullptr,
-             Int8Output::kInt32, nullptr, 0, y);
+             to_float_ ? Int8Output::kFloat : Int8Output::kInt32, to_float_ ? scaling.multiplier.data() : nullptr, 0,
+             y, to_float_ ? scaling.bias.data() : nullptr);
     ctx.outputs[0] = std::move(y);
   }
 
  private:
+  // float(acc) * multiplier[m] + bias[m] over acc [N, M, ...] (the reference path of more than 3 axes).
+  static Tensor ScaleChannels(const Tensor& acc, const FloatScaling& s) {
+    Tensor y = Tensor::Uninitialized(DataType::kFloat, acc.shape());
+    const int64_t channels = acc.dim(1), plane = channels == 0 ? 0 : acc.size() / (acc.dim(0) * channels);
+    for (int64_t i = 0; i < acc.size(); ++i) {
+      const size_t m = static_cast<size_t>((i / plane) % channels);
+      y.data<float>()[i] = static_cast<float>(acc.data<int32_t>()[i]) * s.multiplier[m] + s.bias[m];
+    }
+    return y;
+  }
+
   ConvAttributes attrs_;
+  bool to_float_;
+  int x_zp_, w_zp_;  // the zero points' input indices
   std::optional<PackedInt8ConvWeights> packed_;
 };
 
 }  // namespace
 
-std::unique_ptr<Kernel> MakeConvInteger(const KernelInit& init) { return MakeKernel<ConvIntegerKernel>(init); }
+std::unique_ptr<Kernel> MakeConvIntegerKernel(const KernelInit& init, bool to_float) {
+  return std::make_unique<ConvIntegerKernel>(init, to_float);
+}
+
+std::unique_ptr<Kernel> MakeConvInteger(const KernelInit& init) { return MakeConvIntegerKernel(init, false); }
 
 }  // namespace ptq

@@ -11,7 +11,7 @@ namespace {
 // Below this many multiply-adds in all, the matrices of a batch run one after another on this thread.
 constexpr int64_t kParallelBatchMacs = int64_t{1} << 20;
 
-int64_t ElementBytes(Int8Output out) { return out == Int8Output::kInt32 ? 4 : 1; }
+int64_t ElementBytes(Int8Output out) { return out == Int8Output::kInt32 || out == Int8Output::kFloat ? 4 : 1; }
 
 }  // namespace
 
@@ -34,7 +34,7 @@ PackedInt8Matrices PackInt8Matrices(const Tensor& b, const std::vector<int32_t>&
 
 void Int8MatMul(const Tensor& a, const std::vector<int32_t>& a_zero_point, const Tensor& b,
                 const std::vector<int32_t>& b_zero_point, const PackedInt8Matrices* packed, const MatMulShape& s,
-                Int8Output out, const float* multiplier, int32_t y_zero_point, Tensor& y) {
+                Int8Output out, const float* multiplier, int32_t y_zero_point, Tensor& y, const float* float_bias) {
   const int64_t outputs = static_cast<int64_t>(s.a_of.size());
   if (outputs == 0 || s.M == 0 || s.N == 0) return;
   const auto* a_bytes = static_cast<const uint8_t*>(a.raw());
@@ -62,7 +62,8 @@ void Int8MatMul(const Tensor& a, const std::vector<int32_t>& a_zero_point, const
     const int64_t bi = s.b_of[static_cast<size_t>(i)];
     const Int8GemmA in{rows, a_bytes + ai * s.M * s.K, a_signed, s.K, a_zero_point.data() + ai * s.M, true};
     const Int8GemmOut o{out, y_bytes + i * s.M * s.N * elem, s.N, nullptr,
-                        multiplier != nullptr ? multiplier + bi * s.N : nullptr, y_zero_point};
+                        multiplier != nullptr ? multiplier + bi * s.N : nullptr, y_zero_point,
+                        float_bias != nullptr ? float_bias + bi * s.N : nullptr};
     Int8Gemm(in, pb, o);
   };
 

@@ -1,21 +1,29 @@
-// The shared body of the fused float-output integer ops (MatMulIntegerToFloat, ConvIntegerToFloat of the
-// "ptq.fused" domain, which the session makes from DequantizeLinear -> MatMul/Conv groups): an
-// integer op's int32 result scaled per output channel into float32.
+// The float scaling of the fused float-output integer ops (MatMulIntegerToFloat, ConvIntegerToFloat of
+// the "ptq.fused" domain, which the session makes from DequantizeLinear -> MatMul/Conv groups).
 #pragma once
 
-#include <memory>
+#include <cstdint>
+#include <vector>
 
 #include "runtime/kernel.h"
 
 namespace ptq {
 
-// Inputs: 0 A (x), 1 B (w), 2 a_scale (scalar float), 3 b_scale (1 or C values), 4 a_zero_point,
-// 5 b_zero_point, 6 bias (optional, C float values). Output: float32
+// Inputs of both ops: 0 A (x), 1 B (w), 2 a_scale (scalar float), 3 b_scale (1 or `channels` floats),
+// 4 a_zero_point, 5 b_zero_point, 6 bias (optional, `channels` floats). Output: float32
 //   y[..., c, ...] = float(acc[..., c, ...]) * (a_scale * b_scale[c]) + bias[c]
-// where acc is `integer_op` (MatMulInteger or ConvInteger) of (A, B, a_zero_point, b_zero_point), the
-// product a_scale * b_scale[c] is taken in float32 (as ONNX Runtime's MatMulIntegerToFloat does) and c
-// runs over axis `channel_axis` of the result (1 for Conv; -1, the last, for MatMul).
-std::unique_ptr<Kernel> MakeIntegerToFloat(const KernelInit& init, KernelFactory integer_op, const char* integer_name,
-                                           int channel_axis);
+// with acc the integer op's int32 result (MatMulInteger / ConvInteger of A, B and the zero points), the
+// product a_scale * b_scale[c] taken in float32 (as ONNX Runtime's MatMulIntegerToFloat does), a
+// multiply then an add (no FMA); c is the output channel (Conv) or column (MatMul).
+constexpr int kToFloatAZeroPoint = 4;
+constexpr int kToFloatBZeroPoint = 5;
+
+struct FloatScaling {
+  std::vector<float> multiplier;  // a_scale * b_scale[c], `copies` times over
+  std::vector<float> bias;        // bias[c] (0 when absent), `copies` times over
+};
+
+// Reads and checks inputs 2, 3 and 6 for `channels` channels, repeated `copies` times (one per B matrix).
+FloatScaling ReadFloatScaling(const KernelContext& ctx, int64_t channels, int64_t copies = 1);
 
 }  // namespace ptq

@@ -7,6 +7,7 @@
 
 #include "runtime/error.h"
 #include "runtime/ops/quantization/int8_matmul.h"
+#include "runtime/ops/quantization/integer_to_float.h"
 #include "runtime/kernels/int8_gemm/int_matmul_reference.h"
 
 namespace ptq {
@@ -37,10 +38,11 @@ int64_t BColumns(const Tensor& b) {
 class MatMulIntegerKernel : public Kernel {
  public:
   // A constant B with a constant (or absent) b_zero_point is packed here, once.
-  explicit MatMulIntegerKernel(const KernelInit& init) {
+  MatMulIntegerKernel(const KernelInit& init, bool to_float)
+      : to_float_(to_float), a_zp_(to_float ? kToFloatAZeroPoint : 2), b_zp_(to_float ? kToFloatBZeroPoint : 3) {
     const Tensor* b = init.const_inputs.size() > 1 ? init.const_inputs[1] : nullptr;
-    const bool zp_absent = init.num_inputs <= 3;
-    const Tensor* zp = zp_absent ? nullptr : init.const_inputs[3];
+    const bool zp_absent = init.num_inputs <= b_zp_;
+    const Tensor* zp = zp_absent ? nullptr : init.const_inputs[static_cast<size_t>(b_zp_)];
     if (b == nullptr || (!zp_absent && zp == nullptr) || b->rank() == 0) return;
     if (b->dtype() != DataType::kUint8 && b->dtype() != DataType::kInt8) return;
     try {
@@ -59,12 +61,20 @@ class MatMulIntegerKernel : public Kernel {
     const MatMulShape shape = ComputeMatMulShape(a.shape(), b.shape(), "A", "B");
 
     std::vector<int32_t> a_zero_point(static_cast<size_t>(shape.a_matrices * shape.M), 0);
-    if (const Tensor* zp = ctx.input(2)) {
+    if (const Tensor* zp = ctx.input(a_zp_)) {
       CheckZeroPointType(*zp, "a_zero_point", a, "A");
       a_zero_point = GatherRowParam<int32_t>(*zp, a.shape(), "a_zero_point");
     }
-    const std::vector<int32_t> b_zero_point = BZeroPoints(ctx.input(3), b, shape.b_matrices * shape.N);
+    const std::vector<int32_t> b_zero_point = BZeroPoints(ctx.input(b_zp_), b, shape.b_matrices * shape.N);
     const bool use_packed = packed_ && packed_->b_shape == b.shape() && packed_->dtype == b.dtype();
+    if (to_float_) {
+      const FloatScaling s = ReadFloatScaling(ctx, shape.N, shape.b_matrices);
+      Tensor y = Tensor::Uninitialized(DataType::kFloat, shape.output);
+      Int8MatMul(a, a_zero_point, b, b_zero_point, use_packed ? &*packed_ : nullptr, shape, Int8Output::kFloat,
+                 s.multiplier.data(), 0, y, s.bias.data());
+      ctx.outputs[0] = std::move(y);
+      return;
+    }
     Tensor y = Tensor::Uninitialized(DataType::kInt32, shape.output);
     Int8MatMul(a, a_zero_point, b, b_zero_point, use_packed ? &*packed_ : nullptr, shape, Int8Output::kInt32,
                nullptr, 0, y);
@@ -72,11 +82,17 @@ class MatMulIntegerKernel : public Kernel {
   }
 
  private:
+  bool to_float_;
+  int a_zp_, b_zp_;  // the zero points' input indices
   std::optional<PackedInt8Matrices> packed_;
 };
 
 }  // namespace
 
-std::unique_ptr<Kernel> MakeMatMulInteger(const KernelInit& init) { return MakeKernel<MatMulIntegerKernel>(init); }
+std::unique_ptr<Kernel> MakeMatMulIntegerKernel(const KernelInit& init, bool to_float) {
+  return std::make_unique<MatMulIntegerKernel>(init, to_float);
+}
+
+std::unique_ptr<Kernel> MakeMatMulInteger(const KernelInit& init) { return MakeMatMulIntegerKernel(init, false); }
 
 }  // namespace ptq

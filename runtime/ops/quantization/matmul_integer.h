@@ -11,5 +11,7 @@ namespace ptq {
 // when A is 2-D, or [..., M, 1]: per row), optional b_zero_point (type of B; scalar, [N] or
 // [..., 1, N]: per column). Output: int32, numpy.matmul's shape.
 std::unique_ptr<Kernel> MakeMatMulInteger(const KernelInit& init);
+// The kernel behind MatMulInteger (to_float false) and ptq.fused MatMulIntegerToFloat (integer_to_float.h).
+std::unique_ptr<Kernel> MakeMatMulIntegerKernel(const KernelInit& init, bool to_float);
 
 }  // namespace ptq

@@ -1,13 +1,12 @@
-// MatMulIntegerToFloat: MatMulInteger, then the float scaling of integer_to_float.h over axis -1.
+// MatMulIntegerToFloat: the MatMulInteger kernel storing float32 (integer_to_float.h), weights packed once.
 #include "runtime/ops/quantization/matmul_integer_to_float.h"
 
 #include "runtime/ops/quantization/matmul_integer.h"
-#include "runtime/ops/quantization/integer_to_float.h"
 
 namespace ptq {
 
 std::unique_ptr<Kernel> MakeMatMulIntegerToFloat(const KernelInit& init) {
-  return MakeIntegerToFloat(init, MakeMatMulInteger, "MatMulInteger", -1);
+  return MakeMatMulIntegerKernel(init, true);
 }
 
 }  // namespace ptq

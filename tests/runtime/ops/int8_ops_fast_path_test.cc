@@ -145,6 +145,21 @@ TEST(Int8OpsFastPath, QLinearConvAndConvIntegerMatchTheReferenceConv) {
                                           {x, x_scale, x_zp, w, w_scale, w_zp, y_scale, y_zp, bias}, 1, constant)[0];
         ExpectSame(got, want, what + " QLinearConv" + (constant ? " packed" : ""));
       }
+      // ConvIntegerToFloat (the session's fused DequantizeLinear -> Conv): float(acc) * (x_scale *
+      // w_scale[m]) + float_bias[m], bit for bit.
+      const Tensor float_bias = Scales(rng, {c.out_channels}, -2.0f, 2.0f);
+      Tensor want_float(DataType::kFloat, acc.shape());
+      for (int64_t e = 0; e < acc.size(); ++e) {
+        const int64_t m = (e / plane) % c.out_channels;
+        want_float.data<float>()[e] = static_cast<float>(acc.data<int32_t>()[e]) *
+                                          (x_scale.data<float>()[0] * w_scale.data<float>()[m]) +
+                                      float_bias.data<float>()[m];
+      }
+      for (bool constant : {false, true}) {
+        const Tensor got = testing::RunOp("ConvIntegerToFloat", 1, attrs,
+                                          {x, w, x_scale, w_scale, x_zp, w_zp, float_bias}, 1, constant, "ptq.fused")[0];
+        ExpectSame(got, want_float, what + " ConvIntegerToFloat" + (constant ? " packed" : ""));
+      }
       if (HasFailure()) return;
     }
   }
@@ -235,6 +250,25 @@ TEST(Int8OpsFastPath, QLinearMatMulAndMatMulIntegerMatchTheReferenceMatmul) {
         const Tensor got = testing::RunOp("QLinearMatMul", 10, {},
                                           {a, a_scale, a_zp, b, b_scale, b_zp, y_scale, y_zp}, 1, constant)[0];
         ExpectSame(got, want, what + " QLinearMatMul" + (constant ? " packed" : ""));
+      }
+      // MatMulIntegerToFloat: float(acc) * (a_scale * b_scale[n]) + bias[n], bit for bit.
+      const Tensor float_bias = Scales(rng, {s.N}, -2.0f, 2.0f);
+      Tensor want_float(DataType::kFloat, acc.shape());
+      for (size_t mi = 0; mi < s.a_of.size(); ++mi) {
+        for (int64_t m = 0; m < s.M; ++m) {
+          for (int64_t n = 0; n < s.N; ++n) {
+            const int64_t e = (static_cast<int64_t>(mi) * s.M + m) * s.N + n;
+            want_float.data<float>()[e] =
+                static_cast<float>(acc.data<int32_t>()[e]) *
+                    (a_scale.data<float>()[0] * bs[static_cast<size_t>(s.b_of[mi] * s.N + n)]) +
+                float_bias.data<float>()[n];
+          }
+        }
+      }
+      for (bool constant : {false, true}) {
+        const Tensor got = testing::RunOp("MatMulIntegerToFloat", 1, {}, {a, b, a_scale, b_scale, a_zp, b_zp, float_bias},
+                                          1, constant, "ptq.fused")[0];
+        ExpectSame(got, want_float, what + " MatMulIntegerToFloat" + (constant ? " packed" : ""));
       }
       if (HasFailure()) return;
     }
