@@ -4,10 +4,12 @@
 
 #include <cstring>
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 #include <vector>
 
+#include "runtime/op_registry.h"
 #include "runtime/quant_math.h"
 
 namespace ptq {
@@ -75,11 +77,31 @@ class Fuser {
       }
       out.nodes[i] = std::move(fused);
     }
+    for (size_t i = 0; i < g_.nodes.size(); ++i) {
+      const Node& n = g_.nodes[i];
+      if (!n.domain.empty() || !kTableOps.count(n.op_type) || n.inputs.empty() || n.outputs.size() != 1) continue;
+      const Dq* x = Dequantized(n.inputs[0], false, 0);
+      const size_t q = x ? OnlyQuantizeReader(n.outputs[0]) : kNone;
+      if (q == kNone) continue;
+      Tensor table;
+      if (!Table(*x, n, g_.nodes[q], &table)) continue;
+      const std::string name = FreshName(n.outputs[0] + "/table", out);
+      out.constants[name] = table;
+      Node fused;
+      fused.name = n.name;
+      fused.domain = kDomain;
+      fused.op_type = "LookupTable";
+      fused.inputs = {x->node->inputs[0], name};
+      fused.outputs = {g_.nodes[q].outputs[0]};
+      out.nodes[i] = std::move(fused);
+      drop[q] = true;
+      ++count_.tables;
+    }
     if (count_.total() == 0) {
       if (count) *count = count_;
       return g_;
     }
-    if (count_.float_output > 0) out.opsets[kDomain] = 1;
+    if (count_.float_output + count_.tables > 0) out.opsets[kDomain] = 1;
     std::vector<Node> kept;
     for (size_t i = 0; i < out.nodes.size(); ++i) {
       if (!drop[i]) kept.push_back(std::move(out.nodes[i]));
@@ -189,6 +211,60 @@ class Fuser {
       return i;
     }
     return kNone;
+  }
+
+  // The unary element-wise ops a table can stand for (one tensor input; Clip's bounds constant).
+  inline static const std::set<std::string> kTableOps = {
+      "Abs", "Ceil", "Celu", "Clip", "Cos", "Elu", "Erf", "Exp", "Floor", "Gelu", "HardSigmoid", "HardSwish",
+      "LeakyRelu", "Log", "Mish", "Neg", "Reciprocal", "Relu", "Round", "Selu", "Sigmoid", "Sign", "Sin", "Softplus",
+      "Softsign", "Sqrt", "Tanh", "ThresholdedRelu"};
+
+  // Runs node n's kernel on `inputs`; its first output.
+  Tensor Evaluate(const Node& n, const std::vector<const Tensor*>& inputs) const {
+    const KernelDef* def = OpRegistry::Global().Find(n.domain, n.op_type, g_.OpsetFor(n.domain));
+    if (def == nullptr) ThrowInputError("no kernel for ", n.op_type);
+    KernelInit init;
+    init.node_name = n.name;
+    init.op_type = n.op_type;
+    init.opset = g_.OpsetFor(n.domain);
+    init.attrs = &n.attrs;
+    init.num_inputs = static_cast<int>(inputs.size());
+    init.num_outputs = static_cast<int>(n.outputs.size());
+    init.const_inputs.assign(inputs.size(), nullptr);
+    const std::unique_ptr<Kernel> kernel = def->factory(init);
+    KernelContext ctx;
+    ctx.inputs = inputs;
+    ctx.outputs.resize(n.outputs.size());
+    kernel->Run(ctx);
+    return ctx.outputs[0];
+  }
+
+  // *table = QuantizeLinear(op(DequantizeLinear(b))) for the 256 byte patterns b of x's type, each node
+  // by its own kernel; false when the op reads a computed input or a kernel refuses (the literal run
+  // then reports it).
+  bool Table(const Dq& x, const Node& op, const Node& q, Tensor* table) const {
+    std::vector<const Tensor*> op_inputs = {nullptr};
+    for (size_t i = 1; i < op.inputs.size(); ++i) {
+      if (op.inputs[i].empty()) {
+        op_inputs.push_back(nullptr);
+        continue;
+      }
+      const Tensor* c = Constant(op.inputs[i]);
+      if (c == nullptr) return false;
+      op_inputs.push_back(c);
+    }
+    try {
+      Tensor bytes(x.zero_point->dtype(), {256});
+      for (int b = 0; b < 256; ++b) static_cast<uint8_t*>(bytes.raw())[b] = static_cast<uint8_t>(b);
+      const Tensor real = Evaluate(*x.node, {&bytes, x.scale, x.zero_point});
+      op_inputs[0] = &real;
+      const Tensor applied = Evaluate(op, op_inputs);
+      if (applied.dtype() != DataType::kFloat || applied.size() != 256) return false;
+      *table = Evaluate(q, {&applied, Constant(q.inputs[1]), Constant(q.inputs[2])});
+      return Is8Bit(table->dtype()) && table->size() == 256;
+    } catch (const Error&) {
+      return false;
+    }
   }
 
   static std::string FreshName(const std::string& base, const Graph& g) {

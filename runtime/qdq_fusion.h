@@ -10,8 +10,9 @@ namespace ptq {
 struct QdqFusionCount {
   int quantized_output = 0;  // -> QLinearMatMul / QLinearConv
   int float_output = 0;      // -> ptq.fused MatMulIntegerToFloat / ConvIntegerToFloat
+  int tables = 0;            // -> ptq.fused LookupTable
 
-  int total() const { return quantized_output + float_output; }
+  int total() const { return quantized_output + float_output + tables; }
 };
 
 // Returns `graph` with every group of this form replaced (the main graph only, not subgraphs):
@@ -24,6 +25,10 @@ struct QdqFusionCount {
 // output, the group becomes QLinearMatMul / QLinearConv writing the QuantizeLinear's output (for Conv,
 // only when b is absent or dequantizes int32 with zero point 0 and scale x_scale * w_scale[m]: that
 // int32 is QLinearConv's bias). Otherwise y = MatMulIntegerToFloat / ConvIntegerToFloat (integer_to_float.h).
+// And every DequantizeLinear(x_q, scalar scale and zero point) -> element-wise unary op (Relu, Sigmoid,
+// Tanh, HardSwish, Erf, Clip with constant bounds, ...) -> QuantizeLinear(scalar scale and zero point)
+// on 8-bit values becomes LookupTable(x_q, table): the table holds the literal evaluation of the three
+// nodes for each of the 256 input values, so the result is exact by construction.
 // DequantizeLinear nodes left without readers are removed; every other tensor keeps its name and value
 // within the rounding described in README ("QDQ execution"): the 8-bit outputs differ from the literal
 // float evaluation by at most one unit, where the float sum rounds across a .5 boundary.

@@ -1,9 +1,10 @@
 // QDQ execution: the session's fused groups against the literal node-by-node float evaluation of the
-// same model (8-bit outputs within one unit, float outputs within float rounding), which groups fuse into
-// which integer op, and the literal option that keeps every node.
+// same model (8-bit outputs within one unit, float outputs within float rounding, tables exactly), which
+// groups fuse into which integer op, and the literal option that keeps every node.
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <random>
 #include <string>
 
@@ -68,7 +69,7 @@ void Params(ModelBuilder& b, const std::string& name, float scale, const Tensor&
 // whose bias is a float constant and whose output two nodes read.
 std::shared_ptr<const Graph> MixedQdqModel() {
   std::mt19937 rng(3);
-  ModelBuilder b(13);
+  ModelBuilder b(14);  // HardSwish
   b.Input("xq", DataType::kUint8, {2, 8, 10, 10});
   b.Input("aq", DataType::kInt8, {2, 5, 24});
   Params(b, "x", 0.05f, Tensor::Scalar<uint8_t>(120));
@@ -117,7 +118,22 @@ std::shared_ptr<const Graph> MixedQdqModel() {
   b.Node("Transpose", {"aq"}, {"aqt"}).add_attribute()->CopyFrom(IntsAttr("perm", {0, 2, 1}));
   b.Node("DequantizeLinear", {"aqt", "a/scale", "a/zp"}, {"at"});
   b.Node("MatMul", {"a", "at"}, {"scores"}, "attention_scores");
-  for (const char* o : {"c1q", "c2q", "c3r", "c3s", "mmq", "mf", "scores"}) b.Output(o, DataType::kUndefined);
+  // Element-wise unary ops between DequantizeLinear and QuantizeLinear: tables.
+  Params(b, "s", 1.0f / 255, Tensor::Scalar<uint8_t>(0));
+  Params(b, "h", 0.05f, Tensor::Scalar<int8_t>(-20));
+  b.Node("Sigmoid", {"a"}, {"sig"});
+  b.Node("QuantizeLinear", {"sig", "s/scale", "s/zp"}, {"t_sigmoid"});
+  b.Node("HardSwish", {"x"}, {"hsw"});
+  b.Node("QuantizeLinear", {"hsw", "h/scale", "h/zp"}, {"t_hardswish"});
+  b.Initializer("clip_lo", Tensor::Scalar<float>(-1.0f)).Initializer("clip_hi", Tensor::Scalar<float>(2.5f));
+  b.Node("Clip", {"x", "clip_lo", "clip_hi"}, {"clipped"});
+  b.Node("QuantizeLinear", {"clipped", "h/scale", "h/zp"}, {"t_clip"});
+  b.Node("Tanh", {"a"}, {"tanh"});  // read twice: stays literal
+  b.Node("QuantizeLinear", {"tanh", "s/scale", "s/zp"}, {"tanh_q"});
+  for (const char* o : {"c1q", "c2q", "c3r", "c3s", "mmq", "mf", "scores", "t_sigmoid", "t_hardswish", "t_clip",
+                        "tanh_q", "tanh"}) {
+    b.Output(o, DataType::kUndefined);
+  }
   return std::make_shared<const Graph>(GraphFromModel(b.model(), "", "qdq.onnx"));
 }
 
@@ -137,14 +153,17 @@ TEST(QdqExecution, GroupsFuseIntoTheIntegerOpTheirOutputsNeed) {
   Session fused(graph, SessionOptions{false});
   EXPECT_EQ(fused.fused().quantized_output, 3);  // conv1, depthwise, matmul_q
   EXPECT_EQ(fused.fused().float_output, 3);      // conv_float_bias, matmul_float, attention_scores
+  EXPECT_EQ(fused.fused().tables, 3);            // Sigmoid, HardSwish, Clip
   const Graph& g = fused.graph();
   EXPECT_EQ(Count(g, "QLinearConv"), 2);
   EXPECT_EQ(Count(g, "QLinearMatMul"), 1);
   EXPECT_EQ(Count(g, "ConvIntegerToFloat"), 1);
   EXPECT_EQ(Count(g, "MatMulIntegerToFloat"), 2);
-  EXPECT_EQ(Count(g, "Conv") + Count(g, "MatMul") + Count(g, "QuantizeLinear"), 0);
-  // Only the dequantization feeding no fused op is left: none.
-  EXPECT_EQ(Count(g, "DequantizeLinear"), 0);
+  EXPECT_EQ(Count(g, "LookupTable"), 3);
+  EXPECT_EQ(Count(g, "Conv") + Count(g, "MatMul"), 0);
+  EXPECT_EQ(Count(g, "QuantizeLinear"), 1);  // Tanh's, whose output is also a graph output
+  // Only the dequantization Tanh reads is left.
+  EXPECT_EQ(Count(g, "DequantizeLinear"), 1);
   Session literal(graph, SessionOptions{true});
   EXPECT_EQ(literal.fused().total(), 0);
   EXPECT_EQ(literal.graph().nodes.size(), graph->nodes.size());
@@ -160,6 +179,10 @@ TEST(QdqExecution, FusedOutputsMatchTheLiteralEvaluation) {
     const std::string name = graph->outputs[o].name;
     ASSERT_EQ(got[o].dtype(), want[o].dtype()) << name;
     ASSERT_EQ(got[o].shape(), want[o].shape()) << name;
+    if (name.rfind("t_", 0) == 0) {  // tables: the literal evaluation itself
+      ASSERT_EQ(0, std::memcmp(got[o].raw(), want[o].raw(), static_cast<size_t>(want[o].size()))) << name;
+      continue;
+    }
     if (want[o].dtype() != DataType::kFloat) {
       // One unit at most: the literal path rounds a float sum, the fused one an exact integer sum times
       // the multiplier; they differ only where that lands on the other side of a .5 boundary.

@@ -4,6 +4,7 @@
 #include "runtime/ops/quantization/conv_integer_to_float.h"
 #include "runtime/ops/quantization/dequantize_linear.h"
 #include "runtime/ops/quantization/dynamic_quantize_linear.h"
+#include "runtime/ops/quantization/lookup_table.h"
 #include "runtime/ops/quantization/matmul_integer.h"
 #include "runtime/ops/quantization/matmul_integer_to_float.h"
 #include "runtime/ops/quantization/qlinear_conv.h"
@@ -23,6 +24,7 @@ void RegisterQuantizationOps(OpRegistry& r) {
   // The session's fused forms of QDQ groups (runtime/qdq_fusion.h); models never name this domain.
   r.Add({"ptq.fused", "MatMulIntegerToFloat", 1, 1, MakeMatMulIntegerToFloat});
   r.Add({"ptq.fused", "ConvIntegerToFloat", 1, 1, MakeConvIntegerToFloat});
+  r.Add({"ptq.fused", "LookupTable", 1, 1, MakeLookupTable});
 }
 
 }  // namespace ptq
