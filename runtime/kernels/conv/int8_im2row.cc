@@ -25,22 +25,20 @@ void Im2RowFixed(const uint8_t* padded, int64_t channels, const Window3& w, cons
   }
   for (int64_t ol = line_begin; ol < line_end; ++ol) {
     const int64_t od = ol / w.out[1], oh = ol % w.out[1];
-    {
-      for (int64_t ow = 0; ow < w.out[2]; ++ow) {
-        const int64_t base = (od * w.stride[0] * p.dims[1] + oh * w.stride[1]) * p.dims[2] + ow * w.stride[2];
-        for (int64_t c = 0; c < channels; ++c) {
-          const uint8_t* src = padded + c * p.plane + base;
-          for (int64_t i = 0; i < lines; ++i) {
-            const uint8_t* from = src + line[static_cast<size_t>(i)];
-            if (kKw > 1) {  // 8 bytes copied, kKw kept: the next line overwrites the rest (needs kIm2RowSlack)
-              uint64_t eight;
-              std::memcpy(&eight, from, sizeof(eight));
-              std::memcpy(rows, &eight, sizeof(eight));
-            } else {
-              for (int64_t j = 0; j < kw_n; ++j) rows[j] = from[j * kw_step];
-            }
-            rows += kw_n;
+    for (int64_t ow = 0; ow < w.out[2]; ++ow) {
+      const int64_t base = (od * w.stride[0] * p.dims[1] + oh * w.stride[1]) * p.dims[2] + ow * w.stride[2];
+      for (int64_t c = 0; c < channels; ++c) {
+        const uint8_t* src = padded + c * p.plane + base;
+        for (int64_t i = 0; i < lines; ++i) {
+          const uint8_t* from = src + line[static_cast<size_t>(i)];
+          if (kKw > 1) {  // 8 bytes copied, kKw kept: the next line overwrites the rest (needs kIm2RowSlack)
+            uint64_t eight;
+            std::memcpy(&eight, from, sizeof(eight));
+            std::memcpy(rows, &eight, sizeof(eight));
+          } else {
+            for (int64_t j = 0; j < kw_n; ++j) rows[j] = from[j * kw_step];
           }
+          rows += kw_n;
         }
       }
     }
@@ -122,20 +120,18 @@ void Im2RowChannelsLast(const uint8_t* padded, int64_t channels, const Window3& 
   const int64_t line_bytes = w.kernel[2] * channels;
   for (int64_t ol = line_begin; ol < line_end; ++ol) {
     const int64_t od = ol / w.out[1], oh = ol % w.out[1];
-    {
-      for (int64_t ow = 0; ow < w.out[2]; ++ow) {
-        for (int64_t kd = 0; kd < w.kernel[0]; ++kd) {
-          for (int64_t kh = 0; kh < w.kernel[1]; ++kh) {
-            const int64_t d = od * w.stride[0] + kd * w.dilation[0];
-            const int64_t h = oh * w.stride[1] + kh * w.dilation[1];
-            const uint8_t* line = padded + ((d * p.dims[1] + h) * p.dims[2] + ow * w.stride[2]) * channels;
-            if (whole_lines) {
-              std::memcpy(rows, line, static_cast<size_t>(line_bytes));
-              rows += line_bytes;
-            } else {
-              for (int64_t kw = 0; kw < w.kernel[2]; ++kw, rows += channels) {
-                std::memcpy(rows, line + kw * w.dilation[2] * channels, static_cast<size_t>(channels));
-              }
+    for (int64_t ow = 0; ow < w.out[2]; ++ow) {
+      for (int64_t kd = 0; kd < w.kernel[0]; ++kd) {
+        for (int64_t kh = 0; kh < w.kernel[1]; ++kh) {
+          const int64_t d = od * w.stride[0] + kd * w.dilation[0];
+          const int64_t h = oh * w.stride[1] + kh * w.dilation[1];
+          const uint8_t* line = padded + ((d * p.dims[1] + h) * p.dims[2] + ow * w.stride[2]) * channels;
+          if (whole_lines) {
+            std::memcpy(rows, line, static_cast<size_t>(line_bytes));
+            rows += line_bytes;
+          } else {
+            for (int64_t kw = 0; kw < w.kernel[2]; ++kw, rows += channels) {
+              std::memcpy(rows, line + kw * w.dilation[2] * channels, static_cast<size_t>(channels));
             }
           }
         }
