@@ -170,11 +170,50 @@ class Table:
             out.append("| " + " | ".join([m, kind, rt] + vals) + " |")
         return "\n".join(out)
 
+    def ratio_table(self):
+        """Issue 17's targets per model and configuration: ptq int8 / ORT int8 (QOperator) <= 0.9;
+        ptq int8 / ptq float <= 0.6 or no worse than ORT's own int8 / float; ptq float / ORT float <= 1.2;
+        ptq QDQ / ptq QOperator <= 1.1; and each runtime's 2-thread speed-up at batch 1."""
+        head = ["model", "batch, threads", "ptq int8 / ORT int8", "ptq int8 / ptq float (ORT's int8 / float)",
+                "ptq float / ORT float", "ptq QDQ / ptq QOp"]
+        out = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+        speedups = []
+        for m in self.models:
+            r = self.res(m, "latency")
+            if not r or not r.get("runs"):
+                continue
+            runs = r["runs"]
+
+            def ms(rt, kind, b, t):
+                v = runs.get(f"{rt}/{kind}/b{b}/t{t}")
+                return v["median_ms"] if v else None
+
+            def ratio(x, y):
+                return f"{x / y:.2f}" if x and y else "-"
+
+            for b in (1, 8):
+                for th in (1, 2):
+                    pq, oq, pf, of, pd = (ms("ptq", "qoperator", b, th), ms("ort", "qoperator", b, th),
+                                          ms("ptq", "float", b, th), ms("ort", "float", b, th), ms("ptq", "qdq", b, th))
+                    if not any((pq, oq, pf, of)):
+                        continue
+                    out.append("| " + " | ".join([m, f"{b}, {th}", ratio(pq, oq), f"{ratio(pq, pf)} ({ratio(oq, of)})",
+                                                  ratio(pf, of), ratio(pd, pq)]) + " |")
+            sp = [ratio(ms(rt, k, 1, 1), ms(rt, k, 1, 2)) for rt in ("ptq", "ort") for k in ("float", "qoperator")]
+            speedups.append("| " + " | ".join([m] + sp) + " |")
+        if len(out) == 2:
+            return ""
+        sh = ["model", "ptq float", "ptq int8", "ORT float", "ORT int8"]
+        out += ["", "Two threads against one, batch 1 (speed-up):", "",
+                "| " + " | ".join(sh) + " |", "|" + "---|" * len(sh)] + speedups
+        return "\n".join(out)
+
     def render(self):
         parts = [self.main_table()]
         lat = self.latency_table()
         if lat:
             parts.append("\nLatency (median ms; `ptq bench` and ONNX Runtime 1.30 `ort_bench.js`):" + lat)
+            parts.append("\nLatency ratios (issue 17's targets):\n\n" + self.ratio_table())
         if self.failures:
             parts.append("\nFailures:\n")
             for i, (m, c, st, err) in enumerate(self.failures, 1):
