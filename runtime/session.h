@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "runtime/graph.h"
-#include "runtime/qdq_fusion.h"
 #include "runtime/kernel.h"
+#include "runtime/qdq_fusion.h"
 
 namespace ptq {
 
@@ -42,7 +42,6 @@ struct SessionOptions {
   // output is then not observed. Sessions that observe every tensor (calibration, validation) say false.
   bool fuse_activations = true;
 
-  // The default of literal_qdq for sessions created afterwards (the CLI's --literal-qdq sets it).
   // The options of a session whose observer must see every tensor of the graph as written (no
   // activation fusion; QDQ groups as the default says).
   static SessionOptions ObservingEveryTensor() {
@@ -51,6 +50,7 @@ struct SessionOptions {
     return o;
   }
 
+  // The default of literal_qdq for sessions created afterwards (the CLI's --literal-qdq sets it).
   static bool DefaultLiteralQdq();
   static void SetDefaultLiteralQdq(bool literal);
 };

@@ -2,6 +2,9 @@
 // broadcast loops and the generic unary/binary/variadic kernels built from them.
 #pragma once
 
+#include <omp.h>
+
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <memory>
@@ -183,6 +186,30 @@ void MapArray(const In* __restrict x, Out* __restrict y, int64_t n, const Fn& fn
   }
 }
 
+// Element-wise work of at least this many outputs is shared between threads (results do not depend on it).
+constexpr int64_t kParallelElements = int64_t{1} << 16;
+
+// The threads for `n` outputs of element-wise work: 1 below kParallelElements or inside a parallel region.
+inline int ElementwiseThreads(int64_t n) {
+  return n < kParallelElements || omp_in_parallel() ? 1 : omp_get_max_threads();
+}
+
+// f(begin, end) over [0, n) in `threads` contiguous chunks of whole blocks of `block` elements.
+template <class F>
+void ForEachChunk(int64_t n, int64_t block, int threads, const F& f) {
+  if (threads <= 1) {
+    f(int64_t{0}, n);
+    return;
+  }
+  const int64_t blocks = (n + block - 1) / block;
+#pragma omp parallel for schedule(static) num_threads(threads)
+  for (int t = 0; t < threads; ++t) {
+    const int64_t b0 = blocks * t / threads, b1 = blocks * (t + 1) / threads;
+    const int64_t begin = b0 * block, end = b1 * block < n ? b1 * block : n;
+    if (begin < end) f(begin, end);
+  }
+}
+
 // y = fn(x) element-wise; y has x's shape and EO's type; fn maps EI::Compute to EO::Compute.
 // float16/bfloat16 elements are converted in blocks so that fn runs over float arrays.
 template <class EI, class EO, class Fn>
@@ -195,19 +222,21 @@ Tensor MapUnary(const Tensor& x, const Fn& fn) {
   const SI* in = x.data<SI>();
   SO* out = y.data<SO>();
   const int64_t n = x.size();
-  if constexpr (std::is_same<SI, CI>::value && std::is_same<SO, CO>::value) {
-    MapArray(in, out, n, fn);
-  } else {
-    constexpr int64_t kBlock = 256;
-    CI a[kBlock];
-    CO b[kBlock];
-    for (int64_t start = 0; start < n; start += kBlock) {
-      const int64_t len = n - start < kBlock ? n - start : kBlock;
-      for (int64_t i = 0; i < len; ++i) a[i] = EI::Load(in[start + i]);
-      MapArray(a, b, len, fn);
-      for (int64_t i = 0; i < len; ++i) out[start + i] = EO::Store(b[i]);
+  constexpr int64_t kBlock = 256;
+  ForEachChunk(n, kBlock, ElementwiseThreads(n), [&](int64_t begin, int64_t end) {
+    if constexpr (std::is_same<SI, CI>::value && std::is_same<SO, CO>::value) {
+      MapArray(in + begin, out + begin, end - begin, fn);
+    } else {
+      CI a[kBlock];
+      CO b[kBlock];
+      for (int64_t start = begin; start < end; start += kBlock) {
+        const int64_t len = end - start < kBlock ? end - start : kBlock;
+        for (int64_t i = 0; i < len; ++i) a[i] = EI::Load(in[start + i]);
+        MapArray(a, b, len, fn);
+        for (int64_t i = 0; i < len; ++i) out[start + i] = EO::Store(b[i]);
+      }
     }
-  }
+  });
   return y;
 }
 
@@ -228,12 +257,35 @@ struct BroadcastPlan {
 // Throws an input error naming the shapes when they do not broadcast.
 BroadcastPlan PlanBroadcast(const std::vector<const Shape*>& shapes);
 
-// Calls run(offsets, out_offset, plan.inner) once per run; offsets[k] is input k's element offset.
+// Calls run(offsets, out_offset, length) for every run of the plan, pieces of runs when the work is
+// shared between threads (the output split into contiguous chunks); offsets[k] is input k's element
+// offset at out_offset. Which thread computes an element does not change it.
 template <class Fn>
 void ForEachRun(const BroadcastPlan& p, const Fn& run) {
   if (p.out_size == 0) return;
   const size_t num_inputs = p.inner_step.size();
   const size_t rank = p.outer_dims.size();
+  const int threads = ElementwiseThreads(p.out_size);
+  if (threads > 1) {
+    // Each chunk [begin, end) of the output: its first element's multi-index over the outer axes, then
+    // runs (pieces of runs at the chunk's ends) in order.
+    ForEachChunk(p.out_size, 1024, threads, [&](int64_t begin, int64_t end) {
+      std::vector<int64_t> offsets(num_inputs);
+      for (int64_t at = begin; at < end;) {
+        int64_t r = at / p.inner, within = at % p.inner;
+        for (size_t k = 0; k < num_inputs; ++k) offsets[k] = within * p.inner_step[k];
+        for (size_t axis = rank; axis-- > 0;) {
+          const int64_t i = r % p.outer_dims[axis];
+          r /= p.outer_dims[axis];
+          for (size_t k = 0; k < num_inputs; ++k) offsets[k] += i * p.outer_strides[k][axis];
+        }
+        const int64_t len = std::min(end - at, p.inner - within);
+        run(offsets.data(), at, len);
+        at += len;
+      }
+    });
+    return;
+  }
   std::vector<int64_t> index(rank, 0), offsets(num_inputs, 0);
   const int64_t runs = p.out_size / p.inner;
   for (int64_t r = 0; r < runs; ++r) {

@@ -1,17 +1,18 @@
-// Conv: depthwise by a direct loop, 1x1 as one GEMM on the input, the rest as (wide) im2col + GEMM.
+// Conv (and ptq.fused FusedConv, Conv + Relu/Clip): depthwise by the direct kernel, 1x1 as one GEMM on the
+// input, the rest as (wide) im2col + GEMM; bias and activation applied as the outputs are stored.
 #include "runtime/ops/nn/conv.h"
 
 #include <algorithm>
 #include <vector>
 
+#include "runtime/activation_fusion.h"
 #include "runtime/kernels/conv/conv_geometry.h"
 #include "runtime/kernels/conv/depthwise_conv.h"
-#include "runtime/ops/math/float_compute.h"
 #include "runtime/kernels/conv/im2col.h"
-#include "runtime/kernels/gemm_f32/row_major_gemm.h"
-#include "runtime/activation_fusion.h"
-#include "runtime/ops/tensor/scratch_buffer.h"
 #include "runtime/kernels/conv/wide_im2col.h"
+#include "runtime/kernels/gemm_f32/row_major_gemm.h"
+#include "runtime/ops/math/float_compute.h"
+#include "runtime/ops/tensor/scratch_buffer.h"
 
 namespace ptq {
 namespace {
