@@ -97,6 +97,12 @@ void* AcquireBuffer(size_t bytes) {
     }
     if (void* p = CarveLocked(pool, bytes)) return p;
   }
+  if (bytes >= kHugePageBytes) {
+    const size_t rounded = (bytes + kHugePageBytes - 1) / kHugePageBytes * kHugePageBytes;
+    void* p = std::aligned_alloc(kHugePageBytes, rounded);
+    if (p != nullptr) madvise(p, rounded, MADV_HUGEPAGE);  // best effort
+    return p;
+  }
   return std::aligned_alloc(64, bytes);
 }
 

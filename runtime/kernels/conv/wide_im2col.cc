@@ -1,4 +1,4 @@
-// Stride-1 im2col: pad each channel once, then copy each im2col row as one contiguous run.
+// Stride-1 im2col without the copies: pad each channel once; each im2col row is then a view into it.
 #include "runtime/kernels/conv/wide_im2col.h"
 
 #include <algorithm>
@@ -39,30 +39,29 @@ WideLayout MakeWideLayout(int64_t channels, const SlidingWindow& w) {
 }
 
 template <class T>
-void WideIm2Col(const T* x, int64_t channels, const SlidingWindow& w, const WideLayout& l, T* padded, T* col) {
+void WideIm2ColRows(const T* x, int64_t channels, const SlidingWindow& w, const WideLayout& l, T* padded,
+                    const T** rows) {
   const Dims2D d = As2D(w);
   const int64_t EH = l.padded_h, EW = l.padded_w, plane = EH * EW;
   // padded[c, ph + h, pw + v] = x[c, h, v] for the part of x that windows reach; 0 elsewhere.
   std::fill(padded, padded + l.padded_size, T(0));
-  const int64_t rows = std::min(d.H, EH - d.ph), width = std::min(d.W, EW - d.pw);
+  const int64_t height = std::min(d.H, EH - d.ph), width = std::min(d.W, EW - d.pw);
   for (int64_t c = 0; c < channels; ++c) {
-    for (int64_t h = 0; h < rows; ++h) {
+    for (int64_t h = 0; h < height; ++h) {
       const T* src = x + (c * d.H + h) * d.W;
       std::copy(src, src + width, padded + c * plane + (d.ph + h) * EW + d.pw);
     }
   }
-  T* dst = col;
   for (int64_t c = 0; c < channels; ++c) {
     for (int64_t kh = 0; kh < d.KH; ++kh) {
-      for (int64_t kw = 0; kw < d.KW; ++kw, dst += l.cols) {
-        const T* src = padded + c * plane + kh * d.dh * EW + kw * d.dw;
-        std::copy(src, src + l.cols, dst);
-      }
+      for (int64_t kw = 0; kw < d.KW; ++kw) *rows++ = padded + c * plane + kh * d.dh * EW + kw * d.dw;
     }
   }
 }
 
-template void WideIm2Col<float>(const float*, int64_t, const SlidingWindow&, const WideLayout&, float*, float*);
-template void WideIm2Col<double>(const double*, int64_t, const SlidingWindow&, const WideLayout&, double*, double*);
+template void WideIm2ColRows<float>(const float*, int64_t, const SlidingWindow&, const WideLayout&, float*,
+                                    const float**);
+template void WideIm2ColRows<double>(const double*, int64_t, const SlidingWindow&, const WideLayout&, double*,
+                                     const double**);
 
 }  // namespace ptq

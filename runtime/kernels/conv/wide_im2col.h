@@ -18,15 +18,18 @@ struct WideLayout {
   int64_t cols = 0;         // columns of the wide im2col matrix: OH * EW
 };
 
-// True for windows WideIm2Col handles: 1 or 2 spatial dims, all strides 1.
+// True for windows WideIm2ColRows handles: 1 or 2 spatial dims, all strides 1.
 bool IsWideIm2ColWindow(const SlidingWindow& w);
 
 WideLayout MakeWideLayout(int64_t channels, const SlidingWindow& w);
 
-// col[(c * KH * KW + kh * KW + kw) * cols + oh * EW + ow] = x[c, oh - ph + kh * dh, ow - pw + kw * dw]
-// (0 outside x) for ow < OW. `padded` is working memory of layout.padded_size elements.
-// REQUIRES: IsWideIm2ColWindow(w); T is float or double.
+// The rows of the wide im2col matrix without copying them: padded (layout.padded_size elements) = x
+// zero-padded, channel planes of EH x EW; then
+//   rows[c * KH * KW + kh * KW + kw][oh * EW + ow] = x[c, oh - ph + kh * dh, ow - pw + kw * dw]
+// (0 outside x) for ow < OW, each row a view of `cols` elements into padded.
+// REQUIRES: IsWideIm2ColWindow(w); T is float or double; rows holds channels * KH * KW pointers.
 template <class T>
-void WideIm2Col(const T* x, int64_t channels, const SlidingWindow& w, const WideLayout& layout, T* padded, T* col);
+void WideIm2ColRows(const T* x, int64_t channels, const SlidingWindow& w, const WideLayout& layout, T* padded,
+                    const T** rows);
 
 }  // namespace ptq

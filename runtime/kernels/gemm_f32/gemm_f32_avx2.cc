@@ -49,6 +49,7 @@ struct Problem {
   int64_t ldc;
   F32Kernels kernels;
   GemmEpilogue<float> epilogue;
+  const float* const* b_rows;  // B(k, n) = b_rows[k][n] when set (not transposed; always packed)
 };
 
 // One N block times one K block: columns [n0, n0 + nc), k in [k0, k0 + kc).
@@ -234,8 +235,8 @@ PTQ_AVX2 void PackPanel(const Problem& p, const Block& blk, int64_t panel) {
   if (!p.trans_b) {  // B(k, n) = b[k * ldb + n]: rows of 16 contiguous floats
     const __m256i mask0 = FirstLanes(std::min<int64_t>(cols, 8));
     const __m256i mask1 = FirstLanes(std::max<int64_t>(cols - 8, 0));
-    const float* src = p.b + blk.k0 * p.ldb + n0;
-    for (int64_t k = 0; k < blk.kc; ++k, src += p.ldb, dst += kNr) {
+    for (int64_t k = 0; k < blk.kc; ++k, dst += kNr) {
+      const float* src = p.b_rows != nullptr ? p.b_rows[blk.k0 + k] + n0 : p.b + (blk.k0 + k) * p.ldb + n0;
       _mm256_storeu_ps(dst, cols >= 8 ? _mm256_loadu_ps(src) : _mm256_maskload_ps(src, mask0));
       const __m256 high = cols >= kNr ? _mm256_loadu_ps(src + 8)
                           : cols > 8  ? _mm256_maskload_ps(src + 8, mask1)
@@ -320,9 +321,9 @@ void RunShare(const Problem& p, bool pack, Split split, int share) {
 
 void GemmF32Avx2(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, float alpha, const float* a,
                  int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc, F32Kernels kernels,
-                 const GemmEpilogue<float>& epilogue) {
-  const Problem p{trans_a, trans_b, M, N, K, alpha, a, lda, b, ldb, beta, c, ldc, kernels, epilogue};
-  const bool pack = trans_b || (M > kInPlaceBMaxRows && K * N > kInPlaceBMaxFloats);
+                 const GemmEpilogue<float>& epilogue, const float* const* b_rows) {
+  const Problem p{trans_a, trans_b, M, N, K, alpha, a, lda, b, ldb, beta, c, ldc, kernels, epilogue, b_rows};
+  const bool pack = trans_b || b_rows != nullptr || (M > kInPlaceBMaxRows && K * N > kInPlaceBMaxFloats);
   const int64_t group = PanelsPerTile(kernels, M);
   const int64_t groups = ((std::min(kNc, N) + kNr - 1) / kNr + group - 1) / group;  // in a full N block
   const int threads = M * N * K > kParallelMinMacs && !omp_in_parallel() ? omp_get_max_threads() : 1;
@@ -339,7 +340,7 @@ void GemmF32Avx2(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, fl
 #else  // not x86-64: GetCpuFeatures().avx2_fma is always false, so this is never called.
 
 void GemmF32Avx2(bool, bool, int64_t, int64_t, int64_t, float, const float*, int64_t, const float*, int64_t, float,
-                 float*, int64_t, F32Kernels, const GemmEpilogue<float>&) {
+                 float*, int64_t, F32Kernels, const GemmEpilogue<float>&, const float* const*) {
   std::abort();
 }
 

@@ -23,12 +23,15 @@ F32Kernels BestF32Kernels();
 // then acc = fma(A(m, k), B(k, n), acc) for k increasing; the first block stores alpha * acc +
 // beta * C (as fma(beta, C, alpha * acc); alpha * acc when beta == 0), each later block
 // fma(alpha, acc, C). So a row's result does not depend on which other rows share the call.
+// With b_rows (trans_b false), B's row k is read at b_rows[k] instead of b + k * ldb (rows anywhere:
+// the shifted views of a padded image that a convolution's im2col would copy).
 // `epilogue` (gemm_epilogue.h) is applied to every element in the first (bias) and last (clamp) K block.
 // Runs on OpenMP threads (omp_get_max_threads) when M * N * K > 2^20.
 // REQUIRES: GetCpuFeatures().avx2_fma, and .avx512f for kAvx512 (x86-64 only: elsewhere this aborts);
 // M, N, K > 0; C does not overlap A or B.
 void GemmF32Avx2(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, float alpha, const float* a,
                  int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc,
-                 F32Kernels kernels = BestF32Kernels(), const GemmEpilogue<float>& epilogue = {});
+                 F32Kernels kernels = BestF32Kernels(), const GemmEpilogue<float>& epilogue = {},
+                 const float* const* b_rows = nullptr);
 
 }  // namespace ptq

@@ -2,6 +2,8 @@
 // buffers for floating types; a plain loop for integers.
 #include "runtime/kernels/gemm_f32/row_major_gemm.h"
 
+#include <algorithm>
+
 #include <Eigen/Core>
 #include <type_traits>
 
@@ -125,6 +127,25 @@ void RowMajorGemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, T
   }
 }
 
+template <class T>
+void RowMajorGemmRows(int64_t M, int64_t N, int64_t K, const T* a, int64_t lda, const T* const* b_rows, T* c,
+                      int64_t ldc, const GemmEpilogue<T>& epilogue, std::vector<T>& scratch) {
+  if (M <= 0 || N <= 0) return;
+  if constexpr (std::is_same<T, float>::value) {
+    if (K > 0 && GetCpuFeatures().avx2_fma) {
+      GemmF32Avx2(false, false, M, N, K, 1.0f, a, lda, nullptr, N, 0.0f, c, ldc, BestF32Kernels(), epilogue, b_rows);
+      return;
+    }
+  }
+  scratch.resize(static_cast<size_t>(K * N));
+  for (int64_t k = 0; k < K; ++k) std::copy(b_rows[k], b_rows[k] + N, scratch.begin() + k * N);
+  RowMajorGemm(false, false, M, N, K, T(1), a, lda, scratch.data(), N, T(0), c, ldc, epilogue);
+}
+
+template void RowMajorGemmRows<float>(int64_t, int64_t, int64_t, const float*, int64_t, const float* const*, float*,
+                                      int64_t, const GemmEpilogue<float>&, std::vector<float>&);
+template void RowMajorGemmRows<double>(int64_t, int64_t, int64_t, const double*, int64_t, const double* const*,
+                                       double*, int64_t, const GemmEpilogue<double>&, std::vector<double>&);
 template void RowMajorGemm<float>(bool, bool, int64_t, int64_t, int64_t, float, const float*, int64_t, const float*,
                                   int64_t, float, float*, int64_t, const GemmEpilogue<float>&);
 template void RowMajorGemm<double>(bool, bool, int64_t, int64_t, int64_t, double, const double*, int64_t,

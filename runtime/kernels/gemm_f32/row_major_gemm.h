@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "runtime/kernels/gemm_f32/gemm_epilogue.h"
 
@@ -24,5 +25,11 @@ void RowMajorGemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, T
 template <class T>
 void RowMajorGemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, T alpha, const T* a, int64_t lda,
                   const T* b, int64_t ldb, T beta, T* c, int64_t ldc, const GemmEpilogue<T>& epilogue);
+
+// C = A [M, K] (row stride lda) * B + epilogue, B's row k being the N values at b_rows[k]; beta = 0,
+// alpha = 1. Float32 reads the rows in place (packing them); other paths copy B first into `scratch`.
+template <class T>
+void RowMajorGemmRows(int64_t M, int64_t N, int64_t K, const T* a, int64_t lda, const T* const* b_rows, T* c,
+                      int64_t ldc, const GemmEpilogue<T>& epilogue, std::vector<T>& scratch);
 
 }  // namespace ptq

@@ -38,9 +38,9 @@ bool IsPointwise(const SlidingWindow& w) {
   return true;
 }
 
-// Stride 1, 1 or 2 spatial dims: per image and group, a wide im2col [C/g * K, OH * EW] (wide_im2col.h),
-// one GEMM into wide rows (bias and activation applied there), then the OW valid columns of each row
-// copied into y.
+// Stride 1, 1 or 2 spatial dims: per image and group, the rows of a wide im2col [C/g * K, OH * EW] as views
+// into the padded input (wide_im2col.h), one GEMM reading them in place into wide rows (bias and
+// activation applied there), then the OW valid columns of each row copied into y.
 template <class T>
 void ConvWide(const ConvGeometry& g, const T* x, const T* w, const T* bias, GemmEpilogue<T> epi, T* y,
               ScratchBuffer& scratch) {
@@ -49,15 +49,15 @@ void ConvWide(const ConvGeometry& g, const T* x, const T* w, const T* bias, Gemm
   const int64_t depth = cg * Product(g.window.kernel);
   const int64_t OW = g.window.output.back(), OH = out_size / OW;
   const WideLayout l = MakeWideLayout(cg, g.window);
-  T* padded = scratch.Get<T>(static_cast<size_t>(l.padded_size + depth * l.cols + mg * l.cols));
-  T* col = padded + l.padded_size;
-  T* wide = col + depth * l.cols;
+  T* padded = scratch.Get<T>(static_cast<size_t>(l.padded_size + mg * l.cols));
+  T* wide = padded + l.padded_size;
+  std::vector<const T*> rows(static_cast<size_t>(depth));
+  std::vector<T> copy;  // B copied where the GEMM cannot read rows in place
   for (int64_t n = 0; n < g.batch; ++n) {
     for (int64_t grp = 0; grp < g.group; ++grp) {
-      WideIm2Col(x + (n * g.in_channels + grp * cg) * in_size, cg, g.window, l, padded, col);
+      WideIm2ColRows(x + (n * g.in_channels + grp * cg) * in_size, cg, g.window, l, padded, rows.data());
       epi.row_bias = bias ? bias + grp * mg : nullptr;
-      RowMajorGemm<T>(false, false, mg, l.cols, depth, T(1), w + grp * mg * depth, depth, col, l.cols, T(0), wide,
-                      l.cols, epi);
+      RowMajorGemmRows<T>(mg, l.cols, depth, w + grp * mg * depth, depth, rows.data(), wide, l.cols, epi, copy);
       T* yg = y + (n * g.out_channels + grp * mg) * out_size;
       for (int64_t r = 0; r < mg * OH; ++r) {  // wide row r = (m, oh) holds EW columns, y's holds OW
         std::copy(wide + r * l.padded_w, wide + r * l.padded_w + OW, yg + r * OW);
