@@ -1,5 +1,5 @@
-// Fused execution of QDQ models: DequantizeLinear -> MatMul/Conv (-> QuantizeLinear) groups become one
-// integer node, as ONNX Runtime fuses them, so that the QDQ form runs on the int8 kernels.
+// Fused execution of QDQ models: DequantizeLinear -> op (-> QuantizeLinear) groups become one integer
+// node, as ONNX Runtime fuses them, so that the QDQ form runs on the int8 kernels.
 #pragma once
 
 #include "runtime/graph.h"
@@ -11,8 +11,10 @@ struct QdqFusionCount {
   int quantized_output = 0;  // -> QLinearMatMul / QLinearConv
   int float_output = 0;      // -> ptq.fused MatMulIntegerToFloat / ConvIntegerToFloat
   int tables = 0;            // -> ptq.fused LookupTable
+  int binary = 0;            // -> ptq.fused QLinearAdd / QLinearMul
+  int pools = 0;             // -> ptq.fused QLinearAveragePool / QLinearGlobalAveragePool
 
-  int total() const { return quantized_output + float_output + tables; }
+  int total() const { return quantized_output + float_output + tables + binary + pools; }
 };
 
 // Returns `graph` with every group of this form replaced (the main graph only, not subgraphs):
@@ -20,7 +22,9 @@ struct QdqFusionCount {
 //   w = DequantizeLinear(constant 8-bit w_q, constant scale and zero point per tensor or per output
 //       channel: axis 1 of a 2-D MatMul weight, axis 0 of a Conv weight), or for MatMul a computed
 //       w_q (attention's K^T and V) with scalar scale and zero point
-//   y = MatMul(x, w) or Conv(x, w[, b]) with b a float constant or the DequantizeLinear of constants
+//   y = MatMul(x, w), Gemm(x, w[, b]) (alpha = beta = 1, x not transposed; a transposed w, per row, is
+//       stored transposed once) or Conv(x, w[, b]), with b a float constant or the DequantizeLinear of
+//       constants
 // When y's only reader is QuantizeLinear(y, scalar scale, scalar 8-bit zero point) and y is no graph
 // output, the group becomes QLinearMatMul / QLinearConv writing the QuantizeLinear's output (for Conv,
 // only when b is absent or dequantizes int32 with zero point 0 and scale x_scale * w_scale[m]: that
@@ -29,6 +33,12 @@ struct QdqFusionCount {
 // Tanh, HardSwish, Erf, Clip with constant bounds, ...) -> QuantizeLinear(scalar scale and zero point)
 // on 8-bit values becomes LookupTable(x_q, table): the table holds the literal evaluation of the three
 // nodes for each of the 256 input values, so the result is exact by construction.
+// And DequantizeLinear(a), DequantizeLinear(b) (scalar parameters) -> Add / Mul -> QuantizeLinear
+// becomes QLinearAdd / QLinearMul: the same float arithmetic as the literal nodes, element by element on
+// the 8-bit tensors, so the result is bit-identical (ops/quantization/qlinear_binary.h).
+// And DequantizeLinear -> AveragePool / GlobalAveragePool -> QuantizeLinear (same 8-bit type) becomes
+// QLinearAveragePool / QLinearGlobalAveragePool: exact integer window sums, requantized once (within one
+// unit of the literal float sum; ops/quantization/qlinear_average_pool.h).
 // DequantizeLinear nodes left without readers are removed; every other tensor keeps its name and value
 // within the rounding described in README ("QDQ execution"): the 8-bit outputs differ from the literal
 // float evaluation by at most one unit, where the float sum rounds across a .5 boundary.

@@ -10,58 +10,13 @@
 
 #include "runtime/graph.h"
 #include "runtime/session.h"
-#include "tests/runtime/model_builder.h"
+#include "tests/runtime/qdq_test_models.h"
 
 namespace ptq {
 namespace {
 
 using testing::ModelBuilder;
-
-onnx::AttributeProto IntsAttr(const std::string& name, std::initializer_list<int64_t> v) {
-  onnx::AttributeProto a;
-  a.set_name(name);
-  a.set_type(onnx::AttributeProto::INTS);
-  for (int64_t x : v) a.add_ints(x);
-  return a;
-}
-onnx::AttributeProto IntAttr(const std::string& name, int64_t v) {
-  onnx::AttributeProto a;
-  a.set_name(name);
-  a.set_type(onnx::AttributeProto::INT);
-  a.set_i(v);
-  return a;
-}
-
-Tensor Random8(std::mt19937& rng, DataType t, Shape shape) {
-  Tensor x(t, std::move(shape));
-  std::uniform_int_distribution<int> byte(0, 255);
-  for (int64_t i = 0; i < x.size(); ++i) static_cast<uint8_t*>(x.raw())[i] = static_cast<uint8_t>(byte(rng));
-  return x;
-}
-Tensor Floats(std::mt19937& rng, Shape shape, float lo, float hi) {
-  Tensor s(DataType::kFloat, std::move(shape));
-  std::uniform_real_distribution<float> d(lo, hi);
-  for (int64_t i = 0; i < s.size(); ++i) s.data<float>()[i] = d(rng);
-  return s;
-}
-
-// DequantizeLinear of a constant 8-bit weight `name` with its scale and zero point (per channel along
-// `axis` when `channels` > 0), written as `name`/dq.
-void Weight(ModelBuilder& b, std::mt19937& rng, const std::string& name, DataType t, Shape shape, int64_t channels,
-            int64_t axis) {
-  b.Initializer(name, Random8(rng, t, shape));
-  const Shape ps = channels > 0 ? Shape{channels} : Shape{};
-  b.Initializer(name + "/scale", Floats(rng, ps, 0.002f, 0.02f));
-  b.Initializer(name + "/zp", Tensor(t, ps));  // symmetric weights
-  auto& n = b.Node("DequantizeLinear", {name, name + "/scale", name + "/zp"}, {name + "/dq"});
-  n.add_attribute()->CopyFrom(IntAttr("axis", axis));
-}
-
-// Activation quantization parameters `name`/scale and `name`/zp.
-void Params(ModelBuilder& b, const std::string& name, float scale, const Tensor& zp) {
-  b.Initializer(name + "/scale", Tensor::Scalar<float>(scale));
-  b.Initializer(name + "/zp", zp);
-}
+using namespace qdq_test;
 
 // Conv (per-channel weights, int32 bias at x_scale * w_scale) -> QuantizeLinear; a depthwise Conv with
 // stride 2 -> QuantizeLinear; a MatMul with per-column weights -> QuantizeLinear (int8); a MatMul whose
@@ -142,12 +97,6 @@ std::map<std::string, Tensor> Feeds() {
   return {{"xq", Random8(rng, DataType::kUint8, {2, 8, 10, 10})}, {"aq", Random8(rng, DataType::kInt8, {2, 5, 24})}};
 }
 
-int Count(const Graph& g, const std::string& op) {
-  int n = 0;
-  for (const Node& node : g.nodes) n += node.op_type == op;
-  return n;
-}
-
 TEST(QdqExecution, GroupsFuseIntoTheIntegerOpTheirOutputsNeed) {
   const auto graph = MixedQdqModel();
   Session fused(graph, SessionOptions{false});
@@ -221,6 +170,39 @@ TEST(QdqExecution, GroupsTheIntegerOpsCannotComputeStayLiteral) {
   Session s(std::make_shared<const Graph>(GraphFromModel(b.model(), "", "m.onnx")), SessionOptions{false});
   EXPECT_EQ(s.fused().total(), 0);
   EXPECT_EQ(Count(s.graph(), "MatMul"), 2);
+}
+
+// Gemm as ONNX Runtime's quantizer writes it: a [N, K] weight per row with transB = 1 and a bias (float
+// output), and a [K, N] weight without bias read only by a QuantizeLinear.
+TEST(QdqExecution, GemmGroupsFuseLikeMatMul) {
+  std::mt19937 rng(6);
+  ModelBuilder b(13);
+  b.Input("xq", DataType::kUint8, {3, 24});
+  Params(b, "x", 0.05f, Tensor::Scalar<uint8_t>(130));
+  Params(b, "y", 0.2f, Tensor::Scalar<uint8_t>(128));
+  b.Node("DequantizeLinear", {"xq", "x/scale", "x/zp"}, {"x"});
+  Weight(b, rng, "wt", DataType::kInt8, {10, 24}, 10, 0);
+  b.Initializer("bias", Floats(rng, {10}, -1, 1));
+  b.Node("Gemm", {"x", "wt/dq", "bias"}, {"fc"}, "fc").add_attribute()->CopyFrom(IntAttr("transB", 1));
+  Weight(b, rng, "w", DataType::kInt8, {24, 7}, 7, 1);
+  b.Node("Gemm", {"x", "w/dq"}, {"g"}, "gemm_q");
+  b.Node("QuantizeLinear", {"g", "y/scale", "y/zp"}, {"gq"});
+  b.Output("fc", DataType::kFloat).Output("gq", DataType::kUint8);
+  const auto graph = std::make_shared<const Graph>(GraphFromModel(b.model(), "", "gemm.onnx"));
+  Session s(graph, SessionOptions{false});
+  EXPECT_EQ(Count(s.graph(), "MatMulIntegerToFloat"), 1);
+  EXPECT_EQ(Count(s.graph(), "QLinearMatMul"), 1);
+  EXPECT_EQ(Count(s.graph(), "Gemm"), 0);
+  std::map<std::string, Tensor> feeds = {{"xq", Random8(rng, DataType::kUint8, {3, 24})}};
+  const FusedAndLiteral r = RunBoth(graph, feeds);
+  ASSERT_EQ(r.fused[0].shape(), (Shape{3, 10}));
+  double peak = 0;
+  for (int64_t i = 0; i < r.literal[0].size(); ++i) peak = std::max(peak, std::abs(r.literal[0].GetAsDouble(i)));
+  for (int64_t i = 0; i < r.literal[0].size(); ++i) {
+    EXPECT_NEAR(r.fused[0].GetAsDouble(i), r.literal[0].GetAsDouble(i), 1e-5 * peak) << "element " << i;
+  }
+  int64_t differ = 0;
+  EXPECT_LE(MaxUnitsApart(r.fused[1], r.literal[1], &differ), 1.0);
 }
 
 }  // namespace

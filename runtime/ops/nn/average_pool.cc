@@ -11,25 +11,6 @@
 namespace ptq {
 namespace {
 
-// The divisor of each output of one plane: its taps inside x, or inside the padded extent
-// [-pad_begin, in + pad_end) when count_include_pad; 1 for a window without taps (its sum is 0).
-std::vector<float> TapCounts(const PoolPlan& p, bool count_include_pad) {
-  const auto count = [count_include_pad](const PoolAxis& a, int64_t o) {
-    return count_include_pad ? a.padded_count[o] : a.k_end[o] - a.k_begin[o];
-  };
-  std::vector<float> counts;  // exact: counts are far below 2^24
-  counts.reserve(static_cast<size_t>(p.out_size));
-  for (int64_t od = 0; od < p.axes[0].out; ++od) {
-    for (int64_t oh = 0; oh < p.axes[1].out; ++oh) {
-      for (int64_t ow = 0; ow < p.axes[2].out; ++ow) {
-        const int64_t n = count(p.axes[0], od) * count(p.axes[1], oh) * count(p.axes[2], ow);
-        counts.push_back(static_cast<float>(n > 0 ? n : 1));
-      }
-    }
-  }
-  return counts;
-}
-
 class AveragePoolKernel final : public Kernel {
  public:
   explicit AveragePoolKernel(const KernelInit& init)
@@ -54,7 +35,7 @@ class AveragePoolKernel final : public Kernel {
     if (x.shape() != x_shape_) {  // resolve the window once per input shape
       const SlidingWindow w = ResolvePoolWindow(attrs_, x.shape());
       plan_ = MakePoolPlan(w);
-      counts_ = TapCounts(plan_, count_include_pad_);
+      counts_ = AveragePoolCounts(plan_, count_include_pad_);
       y_shape_ = {x.dim(0), x.dim(1)};
       y_shape_.insert(y_shape_.end(), w.output.begin(), w.output.end());
       x_shape_ = x.shape();
@@ -77,7 +58,7 @@ class AveragePoolKernel final : public Kernel {
   bool count_include_pad_;
   Shape x_shape_, y_shape_;
   PoolPlan plan_;
-  std::vector<float> counts_;  // TapCounts(plan_)
+  std::vector<float> counts_;  // AveragePoolCounts(plan_)
   ScratchBuffer scratch_;      // one padded plane
 };
 

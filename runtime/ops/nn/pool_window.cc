@@ -72,4 +72,21 @@ SlidingWindow ResolvePoolWindow(const ConvAttributes& attrs, const Shape& x_shap
   return ResolveWindow(attrs, std::vector<int64_t>(x_shape.begin() + 2, x_shape.end()), attrs.kernel_shape);
 }
 
+std::vector<float> AveragePoolCounts(const PoolPlan& p, bool count_include_pad) {
+  const auto count = [count_include_pad](const PoolAxis& a, int64_t o) {
+    return count_include_pad ? a.padded_count[o] : a.k_end[o] - a.k_begin[o];
+  };
+  std::vector<float> counts;
+  counts.reserve(static_cast<size_t>(p.out_size));
+  for (int64_t od = 0; od < p.axes[0].out; ++od) {
+    for (int64_t oh = 0; oh < p.axes[1].out; ++oh) {
+      for (int64_t ow = 0; ow < p.axes[2].out; ++ow) {
+        const int64_t n = count(p.axes[0], od) * count(p.axes[1], oh) * count(p.axes[2], ow);
+        counts.push_back(static_cast<float>(n > 0 ? n : 1));
+      }
+    }
+  }
+  return counts;
+}
+
 }  // namespace ptq

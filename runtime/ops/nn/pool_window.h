@@ -54,6 +54,11 @@ PoolPlan MakePoolPlan(const SlidingWindow& w);
 // required; group is not a pooling attribute. Errors name the input or attribute.
 SlidingWindow ResolvePoolWindow(const ConvAttributes& attrs, const Shape& x_shape);
 
+// AveragePool's divisor of each output of one plane: its taps inside x, or inside the padded extent
+// [-pad_begin, in + pad_end) when count_include_pad; 1 for a window without taps (its sum is 0).
+// Exact: counts are far below 2^24.
+std::vector<float> AveragePoolCounts(const PoolPlan& p, bool count_include_pad);
+
 // The plane the taps of one (n, c) plane x are read from: x itself when !p.padded, else `scratch`
 // (p.plane_size elements) holding `fill` with x copied in at offset pad_begin on every axis. Tap k of
 // output o along an axis is at index o * stride + k * dilation of the returned plane.

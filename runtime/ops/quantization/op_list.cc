@@ -7,6 +7,8 @@
 #include "runtime/ops/quantization/lookup_table.h"
 #include "runtime/ops/quantization/matmul_integer.h"
 #include "runtime/ops/quantization/matmul_integer_to_float.h"
+#include "runtime/ops/quantization/qlinear_average_pool.h"
+#include "runtime/ops/quantization/qlinear_binary.h"
 #include "runtime/ops/quantization/qlinear_conv.h"
 #include "runtime/ops/quantization/qlinear_matmul.h"
 #include "runtime/ops/quantization/quantize_linear.h"
@@ -25,6 +27,10 @@ void RegisterQuantizationOps(OpRegistry& r) {
   r.Add({"ptq.fused", "MatMulIntegerToFloat", 1, 1, MakeMatMulIntegerToFloat});
   r.Add({"ptq.fused", "ConvIntegerToFloat", 1, 1, MakeConvIntegerToFloat});
   r.Add({"ptq.fused", "LookupTable", 1, 1, MakeLookupTable});
+  r.Add({"ptq.fused", "QLinearAdd", 1, 1, MakeQLinearAdd});
+  r.Add({"ptq.fused", "QLinearMul", 1, 1, MakeQLinearMul});
+  r.Add({"ptq.fused", "QLinearAveragePool", 1, 1, MakeQLinearAveragePool});
+  r.Add({"ptq.fused", "QLinearGlobalAveragePool", 1, 1, MakeQLinearGlobalAveragePool});
 }
 
 }  // namespace ptq
