@@ -1,11 +1,11 @@
-// FuseConvActivations: one pass over the nodes, pairing each Conv with its only reader when that is a
-// Relu or a Clip whose bounds are known before the run.
+// FuseConvActivations: each Conv paired with its only reader when that is a Relu or a Clip whose bounds
+// are known before the run.
 #include "runtime/activation_fusion.h"
 
 #include <limits>
-#include <map>
 #include <string>
-#include <vector>
+
+#include "runtime/float_fusion.h"
 
 namespace ptq {
 namespace {
@@ -40,26 +40,18 @@ bool ActivationBounds(const Node& n, const Graph& g, float* lo, float* hi) {
 
 }  // namespace
 
-Graph FuseConvActivations(const Graph& graph, int* count) {
-  std::map<std::string, std::vector<size_t>> readers;
-  for (size_t i = 0; i < graph.nodes.size(); ++i) {
-    for (const std::string& in : graph.nodes[i].inputs) readers[in].push_back(i);
-    for (const std::string& in : graph.nodes[i].implicit_inputs) readers[in].push_back(i);
-  }
-  for (const ValueInfo& o : graph.outputs) readers[o.name].push_back(graph.nodes.size());
-  Graph out = graph;
-  std::vector<bool> drop(graph.nodes.size(), false);
-  int fused = 0;
+void FuseConvActivations(const GraphIndex& index, GraphEdit* out, FloatFusionCount* count) {
+  const Graph& graph = index.graph();
   for (size_t i = 0; i < graph.nodes.size(); ++i) {
     const Node& conv = graph.nodes[i];
     if (!conv.domain.empty() || conv.op_type != "Conv" || conv.outputs.size() != 1) continue;
-    const auto r = readers.find(conv.outputs[0]);
-    if (r == readers.end() || r->second.size() != 1 || r->second[0] >= graph.nodes.size()) continue;
-    const Node& act = graph.nodes[r->second[0]];
+    const size_t r = index.OnlyReader(conv.outputs[0]);
+    if (r == GraphIndex::kNone) continue;
+    const Node& act = graph.nodes[r];
     float lo = 0.0f, hi = 0.0f;
     if (act.inputs.empty() || act.inputs[0] != conv.outputs[0] || !ActivationBounds(act, graph, &lo, &hi)) continue;
-    Node& f = out.nodes[i];
-    f.domain = "ptq.fused";
+    Node f = conv;
+    f.domain = kFusedDomain;
     f.op_type = "FusedConv";
     AttributeValue bound;
     bound.kind = AttributeValue::Kind::kFloat;
@@ -68,18 +60,10 @@ Graph FuseConvActivations(const Graph& graph, int* count) {
     bound.f = hi;
     f.attrs.Set(kActivationMax, bound);
     f.outputs = {act.outputs[0]};
-    drop[r->second[0]] = true;
-    ++fused;
+    out->Replace(i, std::move(f));
+    out->Drop(r);
+    ++count->conv_activations;
   }
-  if (count) *count = fused;
-  if (fused == 0) return out;
-  out.opsets["ptq.fused"] = 1;
-  std::vector<Node> kept;
-  for (size_t i = 0; i < out.nodes.size(); ++i) {
-    if (!drop[i]) kept.push_back(std::move(out.nodes[i]));
-  }
-  out.nodes = std::move(kept);
-  return out;
 }
 
 }  // namespace ptq

@@ -4,7 +4,7 @@
 
 namespace ptq {
 
-void FuseBinaryGroups(const QdqIndex& index, FusedGraph* out) {
+void FuseBinaryGroups(const QdqIndex& index, GraphEdit* out, QdqFusionCount* count) {
   const Graph& g = index.graph();
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     const Node& n = g.nodes[i];
@@ -23,8 +23,9 @@ void FuseBinaryGroups(const QdqIndex& index, FusedGraph* out) {
     fused.inputs = {a.quantized(), a.node->inputs[1], a.node->inputs[2], b.quantized(), b.node->inputs[1],
                     b.node->inputs[2], qn.inputs[1], qn.inputs[2]};
     fused.outputs = {qn.outputs[0]};
-    out->Replace(i, std::move(fused), q);
-    ++out->count().binary;
+    out->Replace(i, std::move(fused));
+    out->Drop(q);
+    ++count->binary;
   }
 }
 

@@ -70,7 +70,7 @@ Tensor TransposeWeight(const Tensor& w) {
 
 }  // namespace
 
-void FuseMatMulConvGroups(const QdqIndex& index, FusedGraph* out) {
+void FuseMatMulConvGroups(const QdqIndex& index, GraphEdit* out, QdqFusionCount* count) {
   const Graph& g = index.graph();
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     const Node& n = g.nodes[i];
@@ -109,16 +109,17 @@ void FuseMatMulConvGroups(const QdqIndex& index, FusedGraph* out) {
                       w.node->inputs[1], w.node->inputs[2], qn.inputs[1], qn.inputs[2]};
       if (int_bias) fused.inputs.push_back(g.nodes[index.Producer(bias)].inputs[0]);
       fused.outputs = {qn.outputs[0]};
-      out->Replace(i, std::move(fused), q);
-      ++out->count().quantized_output;
+      out->Replace(i, std::move(fused));
+      out->Drop(q);
+      ++count->quantized_output;
     } else {
       fused.domain = kFusedDomain;
       fused.op_type = conv ? "ConvIntegerToFloat" : "MatMulIntegerToFloat";
       fused.inputs = {x.quantized(), w_name, x.node->inputs[1], w.node->inputs[1], x.node->inputs[2], w.node->inputs[2]};
       if (!bias.empty()) fused.inputs.push_back(out->AddConstant(n.outputs[0] + "/fused_bias", float_bias));
       fused.outputs = {n.outputs[0]};
-      out->Replace(i, std::move(fused), QdqIndex::kNone);
-      ++out->count().float_output;
+      out->Replace(i, std::move(fused));
+      ++count->float_output;
     }
   }
 }

@@ -4,7 +4,7 @@
 
 namespace ptq {
 
-void FusePoolGroups(const QdqIndex& index, FusedGraph* out) {
+void FusePoolGroups(const QdqIndex& index, GraphEdit* out, QdqFusionCount* count) {
   const Graph& g = index.graph();
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     const Node& n = g.nodes[i];
@@ -25,8 +25,9 @@ void FusePoolGroups(const QdqIndex& index, FusedGraph* out) {
     fused.attrs = n.attrs;
     fused.inputs = {x.quantized(), x.node->inputs[1], x.node->inputs[2], qn.inputs[1], qn.inputs[2]};
     fused.outputs = {qn.outputs[0]};
-    out->Replace(i, std::move(fused), q);
-    ++out->count().pools;
+    out->Replace(i, std::move(fused));
+    out->Drop(q);
+    ++count->pools;
   }
 }
 

@@ -48,7 +48,7 @@ bool Table(const QdqIndex& index, const DqNode& x, const Node& op, const Node& q
 
 }  // namespace
 
-void FuseTableGroups(const QdqIndex& index, FusedGraph* out) {
+void FuseTableGroups(const QdqIndex& index, GraphEdit* out, QdqFusionCount* count) {
   const Graph& g = index.graph();
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     const Node& n = g.nodes[i];
@@ -63,8 +63,9 @@ void FuseTableGroups(const QdqIndex& index, FusedGraph* out) {
     fused.op_type = "LookupTable";
     fused.inputs = {x.quantized(), out->AddConstant(n.outputs[0] + "/table", std::move(table))};
     fused.outputs = {g.nodes[q].outputs[0]};
-    out->Replace(i, std::move(fused), q);
-    ++out->count().tables;
+    out->Replace(i, std::move(fused));
+    out->Drop(q);
+    ++count->tables;
   }
 }
 

@@ -8,13 +8,14 @@ namespace ptq {
 
 Graph FuseQdqGroups(const Graph& graph, QdqFusionCount* count) {
   const QdqIndex index(graph);
-  FusedGraph out(graph);
-  FuseMatMulConvGroups(index, &out);
-  FuseTableGroups(index, &out);
-  FuseBinaryGroups(index, &out);
-  FusePoolGroups(index, &out);
-  if (count) *count = out.count();
-  return out.count().total() == 0 ? graph : out.Finish();
+  GraphEdit out(graph);
+  QdqFusionCount fused;
+  FuseMatMulConvGroups(index, &out, &fused);
+  FuseTableGroups(index, &out, &fused);
+  FuseBinaryGroups(index, &out, &fused);
+  FusePoolGroups(index, &out, &fused);
+  if (count) *count = fused;
+  return fused.total() == 0 ? graph : out.Finish(true);
 }
 
 }  // namespace ptq

@@ -6,7 +6,6 @@
 #include <deque>
 #include <set>
 
-#include "runtime/activation_fusion.h"
 #include "runtime/op_registry.h"
 
 namespace ptq {
@@ -100,11 +99,9 @@ Session::Session(std::shared_ptr<const Graph> graph, const SessionOptions& optio
     Graph fused = FuseQdqGroups(*graph_, &fused_);
     if (fused_.total() > 0) graph_ = std::make_shared<const Graph>(std::move(fused));
   }
-  const bool has_conv = std::any_of(graph_->nodes.begin(), graph_->nodes.end(),
-                                    [](const Node& n) { return n.op_type == "Conv"; });
-  if (options.fuse_activations && has_conv && graph_->captures.empty()) {
-    Graph fused = FuseConvActivations(*graph_, &fused_activations_);
-    if (fused_activations_ > 0) graph_ = std::make_shared<const Graph>(std::move(fused));
+  if (options.fuse_float_patterns && graph_->captures.empty()) {
+    Graph fused = FuseFloatPatterns(*graph_, &fused_float_);
+    if (fused_float_.total() > 0) graph_ = std::make_shared<const Graph>(std::move(fused));
   }
   const Graph& g = *graph_;
   for (const auto* list : {&g.inputs, &g.outputs}) {

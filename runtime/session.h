@@ -10,6 +10,7 @@
 
 #include "runtime/graph.h"
 #include "runtime/kernel.h"
+#include "runtime/float_fusion.h"
 #include "runtime/qdq_fusion.h"
 
 namespace ptq {
@@ -38,15 +39,16 @@ struct SessionOptions {
   // false: DequantizeLinear -> MatMul/Conv (-> QuantizeLinear) groups run fused on the integer kernels
   // (runtime/qdq_fusion.h); true: every node literally as written, the spec's float path.
   bool literal_qdq = DefaultLiteralQdq();
-  // true: Conv -> Relu / Clip pairs run as one FusedConv (runtime/activation_fusion.h); the Conv's own
-  // output is then not observed. Sessions that observe every tensor (calibration, validation) say false.
-  bool fuse_activations = true;
+  // true: float patterns (Conv -> Relu / Clip, LayerNorm and GELU written op by op) run as one node each
+  // (runtime/float_fusion.h); their intermediate tensors are then not observed. Sessions that observe
+  // every tensor (calibration, validation) say false.
+  bool fuse_float_patterns = true;
 
   // The options of a session whose observer must see every tensor of the graph as written (no
   // activation fusion; QDQ groups as the default says).
   static SessionOptions ObservingEveryTensor() {
     SessionOptions o;
-    o.fuse_activations = false;
+    o.fuse_float_patterns = false;
     return o;
   }
 
@@ -67,8 +69,8 @@ class Session {
   const Graph& graph() const { return *graph_; }
   // The QDQ groups fused when the session was created.
   const QdqFusionCount& fused() const { return fused_; }
-  // The Conv -> activation pairs fused when the session was created.
-  int fused_activations() const { return fused_activations_; }
+  // The float patterns fused when the session was created.
+  const FloatFusionCount& fused_float() const { return fused_float_; }
 
   // Runs the graph on `feeds` (graph input name -> tensor) and returns the graph outputs in order.
   // Each feed is checked against the declared element type and fixed dimensions; a missing or unknown
@@ -86,7 +88,7 @@ class Session {
   std::vector<Tensor> Execute(std::vector<Tensor>& slots, const Observer& observer);
   std::shared_ptr<const Graph> graph_;
   QdqFusionCount fused_;
-  int fused_activations_ = 0;
+  FloatFusionCount fused_float_;
   std::vector<Step> steps_;
   int num_slots_ = 0;
   std::map<std::string, int> slot_of_;

@@ -63,7 +63,7 @@ TEST(TensorAliases, AliasHistogramsOfTheVitEqualDirectOnes) {
     co.background = background;
     const CalibrationResult r = CollectStatistics(g, reader, o, nullptr, co);
     std::map<std::string, CalibratedTensor> direct;
-    Session session(std::make_shared<const Graph>(g));
+    Session session(std::make_shared<const Graph>(g), SessionOptions::ObservingEveryTensor());
     SampleReader again = SampleReader::Open(g, calib, so);
     std::map<std::string, Tensor> batch;
     int64_t n = 0;

@@ -88,10 +88,10 @@ TEST(ActivationFusion, FusedConvolutionsGiveTheBitsOfConvThenActivation) {
   for (int opset : {9, 13}) {
     const auto graph = Model(opset);
     SessionOptions fuse, separate;
-    separate.fuse_activations = false;
+    separate.fuse_float_patterns = false;
     Session fused(graph, fuse), plain(graph, separate);
-    EXPECT_EQ(fused.fused_activations(), opset >= 11 ? 4 : 5) << "opset " << opset;
-    EXPECT_EQ(plain.fused_activations(), 0);
+    EXPECT_EQ(fused.fused_float().conv_activations, opset >= 11 ? 4 : 5) << "opset " << opset;
+    EXPECT_EQ(plain.fused_float().total(), 0);
     std::mt19937 rng(8);
     Tensor x = Random(rng, {2, 4, 9, 9});
     x.data<float>()[40] = std::numeric_limits<float>::quiet_NaN();  // NaN stays NaN through the clamp

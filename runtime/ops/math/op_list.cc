@@ -125,6 +125,8 @@ void RegisterMathOps(OpRegistry& r) {
   r.Add({"", "CastLike", 15, 21, MakeCastLike});
   r.Add({"", "Mod", 10, 21, MakeMod});
   r.Add({"", "Gelu", 20, 21, MakeGelu});
+  // GELU written out op by op, as the session fuses it (runtime/float_fusion.h).
+  r.Add({"ptq.fused", "Gelu", 1, 1, MakeGelu});
   r.Add({"", "Softmax", 1, 21, MakeSoftmax});
   r.Add({"", "LogSoftmax", 1, 21, MakeLogSoftmax});
   r.Add({"", "Hardmax", 1, 21, MakeHardmax});

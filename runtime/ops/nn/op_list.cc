@@ -31,8 +31,10 @@ void RegisterNnOps(OpRegistry& r) {
   r.Add({"", "Upsample", 7, 9, MakeUpsample});
   r.Add({"", "Dropout", 1, 21, MakeDropout});
   r.Add({"", "Conv", 1, 21, MakeConv});
-  // Conv with its Relu or Clip, as the session fuses them (runtime/activation_fusion.h).
+  // Conv with its Relu or Clip, as the session fuses them (runtime/float_fusion.h).
   r.Add({"ptq.fused", "FusedConv", 1, 1, MakeConv});
+  // LayerNorm written out op by op, as the session fuses it (runtime/float_fusion.h).
+  r.Add({"ptq.fused", "LayerNormalization", 1, 1, MakeLayerNormalization});
   r.Add({"", "ConvTranspose", 1, 21, MakeConvTranspose});
   r.Add({"", "MaxPool", 1, 21, MakeMaxPool});
   r.Add({"", "AveragePool", 1, 21, MakeAveragePool});

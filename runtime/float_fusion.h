@@ -1,0 +1,36 @@
+// Fused execution of float patterns, as ONNX Runtime's graph optimizer fuses them: Conv -> Relu / Clip,
+// LayerNorm and GELU written out op by op (what torch exports below opsets 17 and 20).
+#pragma once
+
+#include "runtime/graph.h"
+#include "runtime/graph_index.h"
+
+namespace ptq {
+
+// How many patterns FuseFloatPatterns replaced.
+struct FloatFusionCount {
+  int conv_activations = 0;  // -> ptq.fused FusedConv
+  int layer_norms = 0;       // -> ptq.fused LayerNormalization
+  int gelus = 0;             // -> ptq.fused Gelu
+
+  int total() const { return conv_activations + layer_norms + gelus; }
+};
+
+// Returns `graph` (the main graph only, not subgraphs) with each pattern below replaced by one node that
+// writes the pattern's last output. The intermediate tensors are no longer computed (sessions whose
+// observer must see every tensor do not fuse), and the results may differ from the op-by-op evaluation
+// in the last bits of float32 (the tests name the tolerance).
+Graph FuseFloatPatterns(const Graph& graph, FloatFusionCount* count = nullptr);
+
+// The passes, one per file; each replaces the nodes of its matches in `out` (they match disjoint nodes).
+// Conv whose output only a Relu or a Clip with constant float32 bounds reads -> FusedConv (activation_fusion.cc).
+void FuseConvActivations(const GraphIndex& index, GraphEdit* out, FloatFusionCount* count);
+// m = ReduceMean(x, last axis); d = x - m; v = ReduceMean(d * d or Pow(d, 2)); y = d / Sqrt(v + epsilon)
+// [* scale] [+ bias], scale and bias constant vectors -> LayerNormalization(x, scale, bias, axis -1,
+// epsilon) (layer_norm_fusion.cc).
+void FuseLayerNorms(const GraphIndex& index, GraphEdit* out, FloatFusionCount* count);
+// x * 0.5 * (1 + Erf(x / sqrt(2))) in torch's order and its commutations -> Gelu; and the tanh form
+// x * 0.5 * (1 + Tanh(sqrt(2 / pi) * (x + 0.044715 * x^3))) -> Gelu(approximate "tanh") (gelu_fusion.cc).
+void FuseGelus(const GraphIndex& index, GraphEdit* out, FloatFusionCount* count);
+
+}  // namespace ptq
