@@ -58,26 +58,34 @@ PlaneLayout MakeLayout(const ConvGeometry& g) {
   return l;
 }
 
-// plane = the padded, phase-split copy of src [H, W], each value through `convert`, 0 elsewhere.
-// Rows are converted into one padded row first, then dealt out to the phases (loops compilers vectorise).
+// plane = the padded, phase-split copy of src [H, W], each value through `convert`, 0 elsewhere. Only the
+// padding is zeroed; rows are converted into one padded row first, then dealt out to the phases (loops
+// compilers vectorise, and SplitPhases2 for stride 2).
 template <class T, class Src, class Convert>
 void FillPlane(const Src* src, const PlaneLayout& l, Convert convert, std::vector<T>& plane, std::vector<T>& row) {
-  plane.assign(static_cast<size_t>(l.size()), T(0));
+  plane.resize(static_cast<size_t>(l.size()));
   row.assign(static_cast<size_t>(l.row_stride), T(0));
+  const int64_t top = l.ph * l.row_stride, bottom = (l.ph + l.H) * l.row_stride;
+  std::fill(plane.begin(), plane.begin() + top, T(0));
+  std::fill(plane.begin() + bottom, plane.end(), T(0));
   for (int64_t ih = 0; ih < l.H; ++ih) {
     T* dst = plane.data() + (ih + l.ph) * l.row_stride;
     const Src* in = src + ih * l.W;
     T* padded = l.sw == 1 ? dst : row.data();  // padded[c] = padded column c
+    if (l.sw == 1) {
+      std::fill(dst, dst + l.pw, T(0));
+      std::fill(dst + l.pw + l.W, dst + l.row_stride, T(0));
+    }
     for (int64_t iw = 0; iw < l.W; ++iw) padded[l.pw + iw] = convert(in[iw]);
     if (l.sw == 1) continue;
+    if (l.sw == 2) {
+      SplitPhases2(padded, l.phase_w, dst, dst + l.phase_w);
+      continue;
+    }
     for (int64_t p = 0; p < l.sw; ++p) {
       T* phase = dst + p * l.phase_w;
       const T* from = padded + p;
-      if (l.sw == 2) {
-        for (int64_t j = 0; j < l.phase_w; ++j) phase[j] = from[2 * j];
-      } else {
-        for (int64_t j = 0; j < l.phase_w; ++j) phase[j] = from[j * l.sw];
-      }
+      for (int64_t j = 0; j < l.phase_w; ++j) phase[j] = from[j * l.sw];
     }
   }
 }

@@ -69,9 +69,42 @@ __attribute__((target("avx2,fma"))) void RowAvx2(const float* const* x, const fl
     _mm256_maskstore_ps(y + i, mask, a);
   }
 }
+
+// Eight pairs at a time: shuffles pick the even and odd lanes of two registers, a permute puts them in order.
+__attribute__((target("avx2"))) int64_t SplitPhases2Avx2(const float* src, int64_t n, float* even, float* odd) {
+  int64_t j = 0;
+  for (; j + 8 <= n; j += 8) {
+    const __m256 a = _mm256_loadu_ps(src + 2 * j), b = _mm256_loadu_ps(src + 2 * j + 8);
+    const __m256 e = _mm256_shuffle_ps(a, b, _MM_SHUFFLE(2, 0, 2, 0));  // a0 a2 b0 b2 | a4 a6 b4 b6
+    const __m256 o = _mm256_shuffle_ps(a, b, _MM_SHUFFLE(3, 1, 3, 1));
+    _mm256_storeu_ps(even + j, _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(e), _MM_SHUFFLE(3, 1, 2, 0))));
+    _mm256_storeu_ps(odd + j, _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(o), _MM_SHUFFLE(3, 1, 2, 0))));
+  }
+  return j;
+}
 #endif
 
+template <class T>
+void SplitPhases2Portable(const T* src, int64_t begin, int64_t n, T* even, T* odd) {
+  for (int64_t j = begin; j < n; ++j) {
+    even[j] = src[2 * j];
+    odd[j] = src[2 * j + 1];
+  }
+}
+
 }  // namespace
+
+void SplitPhases2(const float* src, int64_t n, float* even, float* odd) {
+  int64_t done = 0;
+#if defined(__x86_64__)
+  if (GetCpuFeatures().avx2_fma) done = SplitPhases2Avx2(src, n, even, odd);
+#endif
+  SplitPhases2Portable(src, done, n, even, odd);
+}
+
+void SplitPhases2(const double* src, int64_t n, double* even, double* odd) {
+  SplitPhases2Portable(src, 0, n, even, odd);
+}
 
 void DepthwiseRow(const float* const* x, const float* w, int64_t taps, int64_t n, float* y) {
 #if defined(__x86_64__)

@@ -1,4 +1,5 @@
-// The inner loop of depthwise convolution: one output row as a weighted sum of shifted input rows.
+// The inner loops of depthwise convolution: one output row as a weighted sum of shifted input rows, and
+// the split of a padded row into its two stride phases.
 #pragma once
 
 #include <cstdint>
@@ -10,5 +11,10 @@ namespace ptq {
 // partial sum is an integer below 2^24 in magnitude (the integer depthwise convolution relies on it).
 void DepthwiseRow(const float* const* x, const float* w, int64_t taps, int64_t n, float* y);
 void DepthwiseRow(const double* const* x, const double* w, int64_t taps, int64_t n, double* y);
+
+// even[j] = src[2 j], odd[j] = src[2 j + 1] for j in [0, n): the two stride phases of a padded row.
+// REQUIRES: src holds 2 n values.
+void SplitPhases2(const float* src, int64_t n, float* even, float* odd);
+void SplitPhases2(const double* src, int64_t n, double* even, double* odd);
 
 }  // namespace ptq
