@@ -1,6 +1,8 @@
 // Gemm: C broadcast into the output, then one row-major GEMM accumulating onto it.
 #include "runtime/ops/math/gemm.h"
 
+#include <algorithm>
+
 #include "runtime/ops/math/float_compute.h"
 #include "runtime/kernels/gemm_f32/row_major_gemm.h"
 
@@ -35,6 +37,23 @@ void BroadcastC(const Tensor& c, int64_t M, int64_t N, T* y) {
   }
 }
 
+// b [N, K] as [K, N].
+Tensor Transposed(const Tensor& b) {
+  const int64_t N = b.dim(0), K = b.dim(1);
+  Tensor t = Tensor::Uninitialized(b.dtype(), {K, N});
+  const float* src = b.data<float>();
+  float* dst = t.data<float>();
+  constexpr int64_t kTile = 32;
+  for (int64_t n0 = 0; n0 < N; n0 += kTile) {
+    for (int64_t k0 = 0; k0 < K; k0 += kTile) {
+      for (int64_t n = n0; n < std::min(N, n0 + kTile); ++n) {
+        for (int64_t k = k0; k < std::min(K, k0 + kTile); ++k) dst[k * N + n] = src[n * K + k];
+      }
+    }
+  }
+  return t;
+}
+
 // Y = alpha * A' * B' + beta * C; c may be null (treated as 0).
 template <class T>
 Tensor GemmTyped(const GemmParams& p, const Tensor& a, const Tensor& b, const Tensor* c) {
@@ -67,6 +86,10 @@ class GemmKernel final : public Kernel {
     p_.beta = init.attrs->GetFloat("beta", 1.0f);
     const Tensor* b = init.const_inputs.size() > 1 ? init.const_inputs[1] : nullptr;
     if (b && IsHalfType(b->dtype())) b_widened_ = WidenToFloat(*b);  // once, not per run
+    // A constant float32 B stored [N, K] (transB, as torch exports Linear layers) is transposed once here,
+    // so that each run reads it in place instead of packing it again (a classifier head of 1000 x 1280
+    // took longer to pack than to multiply at batch 1).
+    if (b && b->dtype() == DataType::kFloat && b->rank() == 2 && p_.trans_b) b_transposed_ = Transposed(*b);
   }
 
   void Run(KernelContext& ctx) override {
@@ -78,7 +101,15 @@ class GemmKernel final : public Kernel {
     PTQ_ENFORCE(!c || c->dtype() == a.dtype(), "input 'C' has type ", DataTypeName(c ? c->dtype() : a.dtype()),
                 " but 'A' has type ", DataTypeName(a.dtype()));
     switch (a.dtype()) {
-      case DataType::kFloat: ctx.outputs[0] = GemmTyped<float>(p_, a, b, c); break;
+      case DataType::kFloat:
+        if (!b_transposed_.empty_value()) {
+          GemmParams p = p_;
+          p.trans_b = false;
+          ctx.outputs[0] = GemmTyped<float>(p, a, b_transposed_, c);
+        } else {
+          ctx.outputs[0] = GemmTyped<float>(p_, a, b, c);
+        }
+        break;
       case DataType::kDouble: ctx.outputs[0] = GemmTyped<double>(p_, a, b, c); break;
       case DataType::kInt32: ctx.outputs[0] = GemmTyped<int32_t>(p_, a, b, c); break;
       case DataType::kInt64: ctx.outputs[0] = GemmTyped<int64_t>(p_, a, b, c); break;
@@ -100,7 +131,8 @@ class GemmKernel final : public Kernel {
 
  private:
   GemmParams p_;
-  Tensor b_widened_;  // constant float16/bfloat16 B as float32
+  Tensor b_widened_;     // constant float16/bfloat16 B as float32
+  Tensor b_transposed_;  // constant float32 B with transB, as [K, N]
 };
 
 }  // namespace

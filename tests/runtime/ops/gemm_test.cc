@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
+
 #include "tests/runtime/ops/nn_test_util.h"
 
 namespace ptq {
@@ -151,6 +153,19 @@ TEST(GemmTest, EveryTransposeAndBiasShapeWithAlphaBeta) {
       const Tensor y = testing::RunOp("Gemm", 13, GemmAttrs(c.trans_a, c.trans_b), GemmInputs(c), 1, constant)[0];
       ExpectValues(y, {3, 5}, c.expected);
     }
+  }
+}
+
+TEST(GemmTest, ConstantTransposedWeightsGiveTheBitsOfThePackedPath) {
+  // A classifier head: B [N, K] with transB, constant (transposed once when the kernel is made) or not.
+  Attributes attrs;
+  attrs.Set("transB", IntAttr(1));
+  for (int64_t M : {1, 3, 9}) {
+    const std::vector<Tensor> in{PatternTensor({M, 300}, 3), PatternTensor({70, 300}, 4), PatternTensor({70}, 5)};
+    const Tensor packed = testing::RunOp("Gemm", 13, attrs, in, 1, false)[0];
+    const Tensor transposed = testing::RunOp("Gemm", 13, attrs, in, 1, true)[0];
+    ASSERT_EQ(transposed.shape(), (Shape{M, 70}));
+    EXPECT_EQ(0, std::memcmp(packed.raw(), transposed.raw(), packed.nbytes())) << "M = " << M;
   }
 }
 
