@@ -103,6 +103,10 @@ Session::Session(std::shared_ptr<const Graph> graph, const SessionOptions& optio
     Graph fused = FuseFloatPatterns(*graph_, &fused_float_);
     if (fused_float_.total() > 0) graph_ = std::make_shared<const Graph>(std::move(fused));
   }
+  if (options.channels_last && graph_->captures.empty()) {
+    Graph converted = ToChannelsLast(*graph_, &channels_last_);
+    if (channels_last_.convs > 0) graph_ = std::make_shared<const Graph>(std::move(converted));
+  }
   const Graph& g = *graph_;
   for (const auto* list : {&g.inputs, &g.outputs}) {
     for (const ValueInfo& v : *list) {

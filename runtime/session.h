@@ -10,6 +10,7 @@
 
 #include "runtime/graph.h"
 #include "runtime/kernel.h"
+#include "runtime/channels_last_layout.h"
 #include "runtime/float_fusion.h"
 #include "runtime/qdq_fusion.h"
 
@@ -43,12 +44,16 @@ struct SessionOptions {
   // (runtime/float_fusion.h); their intermediate tensors are then not observed. Sessions that observe
   // every tensor (calibration, validation) say false.
   bool fuse_float_patterns = true;
+  // true: chains of 2-D integer convolutions run channels last (runtime/channels_last_layout.h); the
+  // tensors between them then exist in that layout only. Observing sessions say false.
+  bool channels_last = true;
 
   // The options of a session whose observer must see every tensor of the graph as written (no
   // activation fusion; QDQ groups as the default says).
   static SessionOptions ObservingEveryTensor() {
     SessionOptions o;
     o.fuse_float_patterns = false;
+    o.channels_last = false;
     return o;
   }
 
@@ -71,6 +76,8 @@ class Session {
   const QdqFusionCount& fused() const { return fused_; }
   // The float patterns fused when the session was created.
   const FloatFusionCount& fused_float() const { return fused_float_; }
+  // What the channels-last layout changed when the session was created.
+  const ChannelsLastCount& channels_last() const { return channels_last_; }
 
   // Runs the graph on `feeds` (graph input name -> tensor) and returns the graph outputs in order.
   // Each feed is checked against the declared element type and fixed dimensions; a missing or unknown
@@ -89,6 +96,7 @@ class Session {
   std::shared_ptr<const Graph> graph_;
   QdqFusionCount fused_;
   FloatFusionCount fused_float_;
+  ChannelsLastCount channels_last_;
   std::vector<Step> steps_;
   int num_slots_ = 0;
   std::map<std::string, int> slot_of_;

@@ -148,7 +148,24 @@ SlidingWindow ResolveTransposeWindow(const ConvAttributes& attrs, const std::vec
 Shape ConvGeometry::output_shape() const {
   Shape s{batch, out_channels};
   s.insert(s.end(), window.output.begin(), window.output.end());
+  return channels_last ? PermuteChannels(s, true) : s;
+}
+
+Shape PermuteChannels(const Shape& shape, bool to_channels_last) {
+  if (shape.size() < 3) return shape;
+  Shape s = shape;
+  if (to_channels_last) {
+    std::rotate(s.begin() + 1, s.begin() + 2, s.end());  // [N, C, D..] -> [N, D.., C]
+  } else {
+    std::rotate(s.begin() + 1, s.end() - 1, s.end());  // [N, D.., C] -> [N, C, D..]
+  }
   return s;
+}
+
+ConvGeometry ResolveConvGeometryChannelsLast(const ConvAttributes& attrs, const Shape& x_shape, const Shape& w_shape) {
+  ConvGeometry g = ResolveConvGeometry(attrs, PermuteChannels(x_shape, false), w_shape);
+  g.channels_last = true;
+  return g;
 }
 
 ConvGeometry ResolveConvGeometry(const ConvAttributes& attrs, const Shape& x_shape, const Shape& w_shape) {

@@ -69,22 +69,28 @@ SlidingWindow ResolveTransposeWindow(const ConvAttributes& attrs, const std::vec
                                      const std::vector<int64_t>& output_shape);
 
 // Everything a convolution kernel needs: X is [N, C, D1..Dn], W is [M, C / group, k1..kn],
-// Y is [N, M, O1..On].
+// Y is [N, M, O1..On]; or, when channels_last, X is [N, D1..Dn, C] and Y [N, O1..On, M] (W as before).
 struct ConvGeometry {
   int64_t batch = 0;         // N
   int64_t in_channels = 0;   // C
   int64_t out_channels = 0;  // M
   int64_t group = 1;
   SlidingWindow window;
+  bool channels_last = false;
 
   int64_t in_channels_per_group() const { return in_channels / group; }
   int64_t out_channels_per_group() const { return out_channels / group; }
-  Shape output_shape() const;  // [N, M, O1..On]
+  Shape output_shape() const;  // [N, M, O1..On], or [N, O1..On, M] when channels_last
 };
 
 // Validates X and W against each other and the attributes and resolves the window: X rank >= 3,
 // W rank == X rank, kernel_shape (when given) equal to W's spatial dims, group >= 1,
 // C == group * W.shape[1], M % group == 0. Errors name the input or attribute.
 ConvGeometry ResolveConvGeometry(const ConvAttributes& attrs, const Shape& x_shape, const Shape& w_shape);
+// The same for X given channels last ([N, D1..Dn, C]); the result has channels_last set.
+ConvGeometry ResolveConvGeometryChannelsLast(const ConvAttributes& attrs, const Shape& x_shape, const Shape& w_shape);
+
+// [N, C, D1..Dn] as [N, D1..Dn, C] (to_channels_last) or back.
+Shape PermuteChannels(const Shape& shape, bool to_channels_last);
 
 }  // namespace ptq

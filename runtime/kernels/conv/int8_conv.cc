@@ -7,25 +7,13 @@
 #include <cstring>
 
 #include "runtime/kernels/conv/depthwise_conv.h"
+#include "runtime/kernels/conv/depthwise_nhwc.h"
 #include "runtime/kernels/conv/int8_im2row.h"
 #include "runtime/kernels/conv/transpose_bytes.h"
+#include "runtime/kernels/vector/transpose_2d.h"
 
 namespace ptq {
 namespace {
-
-// dst[c * ld + r] = src[r][c] for a rows x cols int32 matrix, in 32 x 32 tiles that stay in L1.
-void Transpose(const int32_t* src, int64_t rows, int64_t cols, int32_t* dst, int64_t ld) {
-  constexpr int64_t kTile = 32;
-  for (int64_t r0 = 0; r0 < rows; r0 += kTile) {
-    const int64_t r1 = std::min(rows, r0 + kTile);
-    for (int64_t c0 = 0; c0 < cols; c0 += kTile) {
-      const int64_t c1 = std::min(cols, c0 + kTile);
-      for (int64_t c = c0; c < c1; ++c) {
-        for (int64_t r = r0; r < r1; ++r) dst[c * ld + r] = src[r * cols + c];
-      }
-    }
-  }
-}
 
 // Images are shared out between threads when they hold at least this many multiply-adds in all,
 // and none alone reaches kSplitGemmMacs (then each image's output lines are shared out instead).
@@ -47,7 +35,8 @@ struct ConvScratch {
 
 }  // namespace
 
-PackedInt8ConvWeights PackInt8ConvWeights(const Tensor& w, const std::vector<int32_t>& w_zero_points, int64_t group) {
+PackedInt8ConvWeights PackInt8ConvWeights(const Tensor& w, const std::vector<int32_t>& w_zero_points, int64_t group,
+                                          bool channels_last_input) {
   PackedInt8ConvWeights packed;
   packed.w_shape = w.shape();
   packed.dtype = w.dtype();
@@ -57,7 +46,7 @@ PackedInt8ConvWeights PackInt8ConvWeights(const Tensor& w, const std::vector<int
   const int64_t K = M == 0 ? 0 : w.size() / M;  // C/group * kernel points
   const int64_t channels = w.shape()[1];
   const int64_t taps = channels == 0 ? 0 : K / channels;
-  packed.channels_last = UseChannelsLast(channels);
+  packed.channels_last = channels_last_input || UseChannelsLast(channels);
   std::vector<uint8_t> reordered(packed.channels_last ? static_cast<size_t>(per_group * K) : 0);
   std::vector<int32_t> zp(static_cast<size_t>(per_group));
   const auto* bytes = static_cast<const uint8_t*>(w.raw());
@@ -90,19 +79,22 @@ void Int8Conv(const Tensor& x, int32_t x_zero_point, const Tensor& w, const std:
       ShapeSize(geometry.window.kernel) <= kMaxExactDepthwiseTaps) {
     std::vector<int32_t> zp(static_cast<size_t>(geometry.out_channels));
     for (size_t m = 0; m < zp.size(); ++m) zp[m] = w_zero_points.size() == 1 ? w_zero_points[0] : w_zero_points[m];
-    Int8DepthwiseConv(static_cast<const uint8_t*>(x.raw()), x.dtype() == DataType::kInt8, x_zero_point,
+    auto* depthwise = geometry.channels_last ? Int8DepthwiseConvNhwc : Int8DepthwiseConv;
+    depthwise(static_cast<const uint8_t*>(x.raw()), x.dtype() == DataType::kInt8, x_zero_point,
                       static_cast<const uint8_t*>(w.raw()), w.dtype() == DataType::kInt8, zp.data(), geometry, bias,
                       out, multiplier, y_zero_point, y.raw(), float_bias);
     return;
   }
+  const bool nhwc = geometry.channels_last;
   PackedInt8ConvWeights local;
-  if (packed == nullptr) {
-    local = PackInt8ConvWeights(w, w_zero_points, geometry.group);
+  if (packed == nullptr || (nhwc && !packed->channels_last)) {
+    local = PackInt8ConvWeights(w, w_zero_points, geometry.group, nhwc);
     packed = &local;
   }
   const Window3 win = ToWindow3(geometry.window);
   const int64_t in_plane = win.in[0] * win.in[1] * win.in[2];
   const int64_t out_plane = win.out[0] * win.out[1] * win.out[2];
+  const int64_t C = geometry.in_channels;
   const int64_t cg = geometry.in_channels_per_group();
   const int64_t mg = geometry.out_channels_per_group();
   const int64_t M = geometry.out_channels;
@@ -114,91 +106,119 @@ void Int8Conv(const Tensor& x, int32_t x_zero_point, const Tensor& w, const std:
   const auto* x_bytes = static_cast<const uint8_t*>(x.raw());
   auto* y_bytes = static_cast<uint8_t*>(y.raw());
   const PaddedGeometry padded = PadGeometry(win);
+  auto gemm_out = [&](int64_t g, void* data, int64_t ldc) {
+    return Int8GemmOut{out, data, ldc, bias != nullptr ? bias + g * mg : nullptr,
+                       multiplier != nullptr ? multiplier + g * mg : nullptr, y_zero_point,
+                       float_bias != nullptr ? float_bias + g * mg : nullptr};
+  };
+  // Channels last, one group, a 1x1 window with stride 1 and no padding: x itself is the GEMM's A and
+  // the GEMM writes y; nothing is copied.
+  bool pointwise = nhwc && geometry.group == 1;
+  for (int i = 0; i < 3; ++i) pointwise = pointwise && win.kernel[i] == 1 && win.stride[i] == 1 && win.pad[i] == 0;
+  if (pointwise && padded.plane == in_plane) {
+    const Int8GemmA a{geometry.batch * in_plane, x_bytes, x_signed, C, &x_zero_point, false};
+    Int8Gemm(a, packed->groups[0], gemm_out(0, y_bytes, M));
+    return;
+  }
+  // The channels-last positions of group g of image b: x itself (NHWC, one group), a copy of its
+  // channels (NHWC, groups) or the transpose of its planes (NCHW) in `scratch`.
+  auto positions = [&](int64_t b, int64_t g, std::vector<uint8_t>& scratch) -> const uint8_t* {
+    if (nhwc) {
+      const uint8_t* image = x_bytes + b * in_plane * C;
+      if (geometry.group == 1) return image;
+      scratch.resize(static_cast<size_t>(cg * in_plane));
+      for (int64_t i = 0; i < in_plane; ++i) std::memcpy(&scratch[i * cg], image + i * C + g * cg, cg);
+      return scratch.data();
+    }
+    scratch.resize(static_cast<size_t>(cg * in_plane));
+    TransposeBytes(x_bytes + (b * C + g * cg) * in_plane, cg, in_plane, scratch.data());
+    return scratch.data();
+  };
+  // Image b, group g into the padded buffer `pad` (channels-last or channel-major, as the packing).
+  auto pad_image = [&](int64_t b, int64_t g, std::vector<uint8_t>& scratch, uint8_t* pad) {
+    if (packed->channels_last) {
+      PadPositions(positions(b, g, scratch), cg, win, padded, pad_value, pad);
+    } else {
+      PadPlanes(x_bytes + (b * C + g * cg) * in_plane, cg, win, padded, pad_value, pad);
+    }
+  };
+  auto im2row = [&](const uint8_t* pad, uint8_t* rows, int64_t l0, int64_t l1) {
+    if (packed->channels_last) {
+      Im2RowChannelsLast(pad, cg, win, padded, rows, l0, l1);
+    } else {
+      Im2Row(pad, cg, win, padded, rows, l0, l1);
+    }
+  };
+  // `count` rows of GEMM output for group g (positions [p0, p0 + count) of image b, or of consecutive
+  // images from b on), from src [count, mg] to y.
+  auto store = [&](int64_t b, int64_t p0, int64_t count, int64_t g, const uint8_t* src) {
+    for (int64_t done = 0; done < count;) {  // one image at a time
+      const int64_t bi = b + (p0 + done) / out_plane, pi = (p0 + done) % out_plane;
+      const int64_t n = std::min(count - done, out_plane - pi);
+      uint8_t* dst = y_bytes + ((bi * M + g * mg) * out_plane + pi) * elem;
+      const uint8_t* from = src + done * mg * elem;
+      if (elem == 1) {
+        TransposeBytes(from, n, mg, dst, out_plane);
+      } else {
+        Transpose2D(from, n, mg, 4, dst, out_plane);
+      }
+      done += n;
+    }
+  };
+  const int64_t lines = win.out[0] * win.out[1];
   // Images go through the GEMM together, as many as keep the im2row buffer near kRowsBudget.
   constexpr int64_t kRowsBudget = int64_t{4} << 20;
   const int64_t chunk = std::max<int64_t>(1, std::min<int64_t>(geometry.batch, kRowsBudget / std::max<int64_t>(1, out_plane * K)));
-  // Images [b0, b0 + images) through im2row, one GEMM per group, and the transpose into y.
+  // Images [b0, b0 + images) through im2row, one GEMM per group, and the store into y.
   auto run_images = [&](int64_t b0, int64_t images) {
     thread_local ConvScratch s;
     s.rows.resize(static_cast<size_t>(images * out_plane * K + kIm2RowSlack));
     s.padded.resize(static_cast<size_t>(cg * padded.plane + kIm2RowSlack));
-    if (packed->channels_last) s.positions.resize(static_cast<size_t>(cg * in_plane));
-    s.out.resize(static_cast<size_t>(images * out_plane * mg * elem));
+    if (!nhwc) s.out.resize(static_cast<size_t>(images * out_plane * mg * elem));
     for (int64_t g = 0; g < geometry.group; ++g) {
       for (int64_t i = 0; i < images; ++i) {
-        const uint8_t* planes = x_bytes + ((b0 + i) * geometry.in_channels + g * cg) * in_plane;
-        uint8_t* rows = s.rows.data() + i * out_plane * K;
-        if (packed->channels_last) {
-          TransposeBytes(planes, cg, in_plane, s.positions.data());
-          PadPositions(s.positions.data(), cg, win, padded, pad_value, s.padded.data());
-          Im2RowChannelsLast(s.padded.data(), cg, win, padded, rows);
-        } else {
-          PadPlanes(planes, cg, win, padded, pad_value, s.padded.data());
-          Im2Row(s.padded.data(), cg, win, padded, rows);
-        }
+        pad_image(b0 + i, g, s.positions, s.padded.data());
+        im2row(s.padded.data(), s.rows.data() + i * out_plane * K, 0, lines);
       }
       const Int8GemmA a{images * out_plane, s.rows.data(), x_signed, K, &x_zero_point, false};
-      const Int8GemmOut o{out, s.out.data(), mg, bias != nullptr ? bias + g * mg : nullptr,
-                          multiplier != nullptr ? multiplier + g * mg : nullptr, y_zero_point,
-                          float_bias != nullptr ? float_bias + g * mg : nullptr};
-      Int8Gemm(a, packed->groups[static_cast<size_t>(g)], o);
-      // s.out holds [out_plane, mg] per image; y wants [mg, out_plane] at channel g * mg of each image.
-      for (int64_t i = 0; i < images; ++i) {
-        uint8_t* dst = y_bytes + ((b0 + i) * M + g * mg) * out_plane * elem;
-        const uint8_t* src = s.out.data() + i * out_plane * mg * elem;
-        if (elem == 1) {
-          TransposeBytes(src, out_plane, mg, dst);
-        } else {
-          Transpose(reinterpret_cast<const int32_t*>(src), out_plane, mg, reinterpret_cast<int32_t*>(dst), out_plane);
-        }
+      if (nhwc) {
+        Int8Gemm(a, packed->groups[static_cast<size_t>(g)], gemm_out(g, y_bytes + (b0 * out_plane * M + g * mg) * elem, M));
+      } else {
+        Int8Gemm(a, packed->groups[static_cast<size_t>(g)], gemm_out(g, s.out.data(), mg));
+        store(b0, 0, images * out_plane, g, s.out.data());
       }
     }
   };
   // Image b with its output lines (od, oh) shared between threads: the padded input is made once per
   // group, then each thread builds the rows of its lines, multiplies them alone and stores its part of
   // every output plane.
-  const int64_t lines = win.out[0] * win.out[1];
   auto run_lines = [&](int64_t b, int threads) {
-    std::vector<uint8_t> positions(packed->channels_last ? static_cast<size_t>(cg * in_plane) : 0);
+    std::vector<uint8_t> scratch;
     std::vector<uint8_t> padded_x(static_cast<size_t>(cg * padded.plane + kIm2RowSlack));
     for (int64_t g = 0; g < geometry.group; ++g) {
-      const uint8_t* planes = x_bytes + (b * geometry.in_channels + g * cg) * in_plane;
-      if (packed->channels_last) {
-        TransposeBytes(planes, cg, in_plane, positions.data());
-        PadPositions(positions.data(), cg, win, padded, pad_value, padded_x.data());
-      } else {
-        PadPlanes(planes, cg, win, padded, pad_value, padded_x.data());
-      }
+      pad_image(b, g, scratch, padded_x.data());
 #pragma omp parallel for schedule(static) num_threads(threads)
       for (int t = 0; t < threads; ++t) {
         const int64_t l0 = lines * t / threads, l1 = lines * (t + 1) / threads;
         if (l0 == l1) continue;
-        const int64_t count = (l1 - l0) * win.out[2];  // output positions of these lines
+        const int64_t p0 = l0 * win.out[2], count = (l1 - l0) * win.out[2];  // output positions of these lines
         thread_local ConvScratch s;
         s.rows.resize(static_cast<size_t>(count * K + kIm2RowSlack));
-        s.out.resize(static_cast<size_t>(count * mg * elem));
-        if (packed->channels_last) {
-          Im2RowChannelsLast(padded_x.data(), cg, win, padded, s.rows.data(), l0, l1);
-        } else {
-          Im2Row(padded_x.data(), cg, win, padded, s.rows.data(), l0, l1);
-        }
+        im2row(padded_x.data(), s.rows.data(), l0, l1);
         const Int8GemmA a{count, s.rows.data(), x_signed, K, &x_zero_point, false};
-        const Int8GemmOut o{out, s.out.data(), mg, bias != nullptr ? bias + g * mg : nullptr,
-                            multiplier != nullptr ? multiplier + g * mg : nullptr, y_zero_point,
-                          float_bias != nullptr ? float_bias + g * mg : nullptr};
-        Int8Gemm(a, packed->groups[static_cast<size_t>(g)], o);
-        uint8_t* dst = y_bytes + ((b * M + g * mg) * out_plane + l0 * win.out[2]) * elem;
-        if (elem == 1) {
-          TransposeBytes(s.out.data(), count, mg, dst, out_plane);
+        if (nhwc) {
+          uint8_t* dst = y_bytes + ((b * out_plane + p0) * M + g * mg) * elem;
+          Int8Gemm(a, packed->groups[static_cast<size_t>(g)], gemm_out(g, dst, M));
         } else {
-          Transpose(reinterpret_cast<const int32_t*>(s.out.data()), count, mg, reinterpret_cast<int32_t*>(dst),
-                    out_plane);
+          s.out.resize(static_cast<size_t>(count * mg * elem));
+          Int8Gemm(a, packed->groups[static_cast<size_t>(g)], gemm_out(g, s.out.data(), mg));
+          store(b, p0, count, g, s.out.data());
         }
       }
     }
   };
-  // Several images and threads: each thread takes whole images (im2row and transposes included),
-  // unless one image is big enough to be shared out by its output lines.
+  // Several images and threads: each thread takes whole images (im2row and stores included), unless one
+  // image is big enough to be shared out by its output lines.
   const int64_t macs_per_image = out_plane * K * M;
   const int threads = omp_in_parallel() ? 1 : omp_get_max_threads();
   if (threads > 1 && geometry.batch > 1 && macs_per_image < kSplitGemmMacs &&

@@ -22,16 +22,20 @@ struct PackedInt8ConvWeights {
   std::vector<PackedInt8B> groups;
 };
 
-// w is uint8/int8 [M, C/group, k1..kn]; w_zero_points holds 1 or M values.
+// w is uint8/int8 [M, C/group, k1..kn]; w_zero_points holds 1 or M values. channels_last_input packs
+// for channels-last inputs (ConvGeometry::channels_last) whatever the number of channels.
 // REQUIRES: group >= 1 divides M.
-PackedInt8ConvWeights PackInt8ConvWeights(const Tensor& w, const std::vector<int32_t>& w_zero_points, int64_t group);
+PackedInt8ConvWeights PackInt8ConvWeights(const Tensor& w, const std::vector<int32_t>& w_zero_points, int64_t group,
+                                          bool channels_last_input = false);
 
 // acc[b, m, o] = IntConvReference(...)[b, m, o] + bias[m] (int32, wrapping; bias may be null); stored as
 // int32 (out == kInt32), as RequantizeValue(acc, multiplier[m], y_zero_point) in y's 8-bit type, or as
 // float32 float(acc) * multiplier[m] + float_bias[m] (kFloat; float_bias may be null).
 // `packed` (may be null) is w packed by PackInt8ConvWeights with the same zero points and group.
-// REQUIRES: geometry = ResolveConvGeometry(attrs, x.shape(), w.shape()) with at most 3 spatial axes;
-// y has geometry.output_shape().
+// With geometry.channels_last, x and y are channels last ([N, D.., C] and [N, O.., M]): a pointwise
+// convolution is then one GEMM on x itself, and no output is transposed.
+// REQUIRES: geometry = ResolveConvGeometry(attrs, x.shape(), w.shape()) (or ResolveConvGeometryChannelsLast)
+// with at most 3 spatial axes; y has geometry.output_shape().
 void Int8Conv(const Tensor& x, int32_t x_zero_point, const Tensor& w, const std::vector<int32_t>& w_zero_points,
               const ConvGeometry& geometry, const PackedInt8ConvWeights* packed, const int32_t* bias, Int8Output out,
               const float* multiplier, int32_t y_zero_point, Tensor& y, const float* float_bias = nullptr);

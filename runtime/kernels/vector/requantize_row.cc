@@ -21,20 +21,37 @@ int32_t WrapAdd(int32_t a, int32_t b) {
 }
 int32_t WrapAdd(float a, int32_t b) { return WrapAdd(static_cast<int32_t>(a), b); }
 
+// The bias, multiplier and float bias of element i: one value for all (kPer false) or one each.
+template <bool kPer>
+struct RowParams {
+  const int32_t* bias;
+  const float* multiplier;
+  const float* float_bias;  // kFloat output only; may be null
+  int32_t y_zero_point;
+
+  int32_t b(int64_t i) const { return bias == nullptr ? 0 : bias[kPer ? i : 0]; }
+  float m(int64_t i) const { return multiplier[kPer ? i : 0]; }
+  float fb(int64_t i) const { return float_bias == nullptr ? 0.0f : float_bias[kPer ? i : 0]; }
+};
+
 // Elements [begin, n) one at a time.
-template <class Acc>
-void RequantizeScalar(const Acc* acc, int64_t begin, int64_t n, int32_t bias, float multiplier,
-                      int32_t y_zero_point, Int8Output type, void* out) {
+template <class Acc, bool kPer>
+void RequantizeScalar(const Acc* acc, int64_t begin, int64_t n, const RowParams<kPer>& p, Int8Output type, void* out) {
   if (type == Int8Output::kInt32) {
     auto* o = static_cast<int32_t*>(out);
-    for (int64_t i = begin; i < n; ++i) o[i] = WrapAdd(acc[i], bias);
+    for (int64_t i = begin; i < n; ++i) o[i] = WrapAdd(acc[i], p.b(i));
+    return;
+  }
+  if (type == Int8Output::kFloat) {
+    auto* o = static_cast<float*>(out);
+    for (int64_t i = begin; i < n; ++i) o[i] = static_cast<float>(WrapAdd(acc[i], p.b(i))) * p.m(i) + p.fb(i);
     return;
   }
   const bool is_signed = type == Int8Output::kInt8;
   const int32_t qmin = is_signed ? -128 : 0, qmax = is_signed ? 127 : 255;
   auto* o = static_cast<uint8_t*>(out);
   for (int64_t i = begin; i < n; ++i) {
-    o[i] = static_cast<uint8_t>(RequantizeValue(WrapAdd(acc[i], bias), multiplier, y_zero_point, qmin, qmax));
+    o[i] = static_cast<uint8_t>(RequantizeValue(WrapAdd(acc[i], p.b(i)), p.m(i), p.y_zero_point, qmin, qmax));
   }
 }
 
@@ -49,22 +66,26 @@ __attribute__((target("avx2"))) inline __m256i Load8(const int32_t* p) {
 }
 __attribute__((target("avx2"))) inline __m256i Load8(const float* p) { return _mm256_cvtps_epi32(_mm256_loadu_ps(p)); }
 
-template <class Acc>
-__attribute__((target("avx512f"))) int64_t RequantizeAvx512(const Acc* acc, int64_t n, int32_t bias,
-                                                              float multiplier, int32_t y_zero_point, Int8Output type,
-                                                              void* out) {
+template <class Acc, bool kPer>
+__attribute__((target("avx512f"))) int64_t RequantizeAvx512(const Acc* acc, int64_t n, const RowParams<kPer>& p,
+                                                              Int8Output type, void* out) {
   const bool is_signed = type == Int8Output::kInt8;
   const int32_t qmin = is_signed ? -128 : 0, qmax = is_signed ? 127 : 255;
-  const __m512i b = _mm512_set1_epi32(bias);
-  const __m512 m = _mm512_set1_ps(multiplier);
-  const __m512 lo = _mm512_set1_ps(static_cast<float>(qmin - y_zero_point));
-  const __m512 hi = _mm512_set1_ps(static_cast<float>(qmax - y_zero_point));
-  const __m512i zp = _mm512_set1_epi32(y_zero_point);
+  const __m512 lo = _mm512_set1_ps(static_cast<float>(qmin - p.y_zero_point));
+  const __m512 hi = _mm512_set1_ps(static_cast<float>(qmax - p.y_zero_point));
+  const __m512i zp = _mm512_set1_epi32(p.y_zero_point);
   int64_t i = 0;
   for (; i + 16 <= n; i += 16) {
+    const __m512i b = !kPer || p.bias == nullptr ? _mm512_set1_epi32(p.b(0)) : _mm512_loadu_si512(p.bias + i);
+    const __m512 m = kPer ? _mm512_loadu_ps(p.multiplier + i) : _mm512_set1_ps(p.m(0));
     const __m512i a = _mm512_add_epi32(Load16(acc + i), b);
     if (type == Int8Output::kInt32) {
       _mm512_storeu_si512(static_cast<int32_t*>(out) + i, a);
+      continue;
+    }
+    if (type == Int8Output::kFloat) {  // a multiply, then an add (no FMA), as the scalar form
+      const __m512 fb = !kPer || p.float_bias == nullptr ? _mm512_set1_ps(p.fb(0)) : _mm512_loadu_ps(p.float_bias + i);
+      _mm512_storeu_ps(static_cast<float*>(out) + i, _mm512_add_ps(_mm512_mul_ps(_mm512_cvtepi32_ps(a), m), fb));
       continue;
     }
     __m512 v = _mm512_mul_ps(_mm512_cvtepi32_ps(a), m);
@@ -76,21 +97,27 @@ __attribute__((target("avx512f"))) int64_t RequantizeAvx512(const Acc* acc, int6
   return i;
 }
 
-template <class Acc>
-__attribute__((target("avx2"))) int64_t RequantizeAvx2(const Acc* acc, int64_t n, int32_t bias, float multiplier,
-                                                        int32_t y_zero_point, Int8Output type, void* out) {
+template <class Acc, bool kPer>
+__attribute__((target("avx2"))) int64_t RequantizeAvx2(const Acc* acc, int64_t n, const RowParams<kPer>& p,
+                                                        Int8Output type, void* out) {
   const bool is_signed = type == Int8Output::kInt8;
   const int32_t qmin = is_signed ? -128 : 0, qmax = is_signed ? 127 : 255;
-  const __m256i b = _mm256_set1_epi32(bias);
-  const __m256 m = _mm256_set1_ps(multiplier);
-  const __m256 lo = _mm256_set1_ps(static_cast<float>(qmin - y_zero_point));
-  const __m256 hi = _mm256_set1_ps(static_cast<float>(qmax - y_zero_point));
-  const __m256i zp = _mm256_set1_epi32(y_zero_point);
+  const __m256 lo = _mm256_set1_ps(static_cast<float>(qmin - p.y_zero_point));
+  const __m256 hi = _mm256_set1_ps(static_cast<float>(qmax - p.y_zero_point));
+  const __m256i zp = _mm256_set1_epi32(p.y_zero_point);
   int64_t i = 0;
   for (; i + 8 <= n; i += 8) {
+    const __m256i b = !kPer || p.bias == nullptr ? _mm256_set1_epi32(p.b(0))
+                                                 : _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p.bias + i));
+    const __m256 m = kPer ? _mm256_loadu_ps(p.multiplier + i) : _mm256_set1_ps(p.m(0));
     const __m256i a = _mm256_add_epi32(Load8(acc + i), b);
     if (type == Int8Output::kInt32) {
       _mm256_storeu_si256(reinterpret_cast<__m256i*>(static_cast<int32_t*>(out) + i), a);
+      continue;
+    }
+    if (type == Int8Output::kFloat) {  // a multiply, then an add (no FMA), as the scalar form
+      const __m256 fb = !kPer || p.float_bias == nullptr ? _mm256_set1_ps(p.fb(0)) : _mm256_loadu_ps(p.float_bias + i);
+      _mm256_storeu_ps(static_cast<float*>(out) + i, _mm256_add_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(a), m), fb));
       continue;
     }
     __m256 v = _mm256_mul_ps(_mm256_cvtepi32_ps(a), m);
@@ -107,31 +134,35 @@ __attribute__((target("avx2"))) int64_t RequantizeAvx2(const Acc* acc, int64_t n
 }
 #endif
 
-template <class Acc>
-void Requantize(const Acc* acc, int64_t n, int32_t bias, float multiplier, int32_t y_zero_point, Int8Output type,
-                void* out) {
+template <class Acc, bool kPer>
+void Requantize(const Acc* acc, int64_t n, const RowParams<kPer>& p, Int8Output type, void* out) {
   int64_t done = 0;
 #if defined(__x86_64__)
   const CpuFeatures& cpu = GetCpuFeatures();
   if (cpu.avx512f) {
-    done = RequantizeAvx512(acc, n, bias, multiplier, y_zero_point, type, out);
+    done = RequantizeAvx512(acc, n, p, type, out);
   } else if (cpu.avx2_fma) {
-    done = RequantizeAvx2(acc, n, bias, multiplier, y_zero_point, type, out);
+    done = RequantizeAvx2(acc, n, p, type, out);
   }
 #endif
-  RequantizeScalar(acc, done, n, bias, multiplier, y_zero_point, type, out);
+  RequantizeScalar(acc, done, n, p, type, out);
 }
 
 }  // namespace
 
 void RequantizeRow(const int32_t* acc, int64_t n, int32_t bias, float multiplier, int32_t y_zero_point,
                    Int8Output type, void* out) {
-  Requantize(acc, n, bias, multiplier, y_zero_point, type, out);
+  Requantize(acc, n, RowParams<false>{&bias, &multiplier, nullptr, y_zero_point}, type, out);
 }
 
 void RequantizeRow(const float* acc, int64_t n, int32_t bias, float multiplier, int32_t y_zero_point,
                    Int8Output type, void* out) {
-  Requantize(acc, n, bias, multiplier, y_zero_point, type, out);
+  Requantize(acc, n, RowParams<false>{&bias, &multiplier, nullptr, y_zero_point}, type, out);
+}
+
+void RequantizeChannels(const float* acc, int64_t n, const int32_t* bias, const float* multiplier,
+                        int32_t y_zero_point, Int8Output type, void* out, const float* float_bias) {
+  Requantize(acc, n, RowParams<true>{bias, multiplier, float_bias, y_zero_point}, type, out);
 }
 
 }  // namespace ptq

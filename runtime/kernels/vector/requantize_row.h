@@ -17,4 +17,10 @@ void RequantizeRow(const int32_t* acc, int64_t n, int32_t bias, float multiplier
 void RequantizeRow(const float* acc, int64_t n, int32_t bias, float multiplier, int32_t y_zero_point,
                    Int8Output type, void* out);
 
+// Per element (a row of channels, channels last): a = acc[i] + bias[i] (bias may be null), then as
+// RequantizeRow with multiplier[i], or for kFloat out[i] = float(a) * multiplier[i] + float_bias[i] (a
+// multiply, then an add; float_bias may be null). acc holds integers below 2^24 in magnitude.
+void RequantizeChannels(const float* acc, int64_t n, const int32_t* bias, const float* multiplier,
+                        int32_t y_zero_point, Int8Output type, void* out, const float* float_bias = nullptr);
+
 }  // namespace ptq

@@ -8,6 +8,7 @@
 #include "runtime/kernels/conv/int8_conv.h"
 #include "runtime/kernels/conv/int_conv_reference.h"
 #include "runtime/ops/quantization/integer_to_float.h"
+#include "runtime/channels_last_layout.h"
 
 namespace ptq {
 namespace {
@@ -18,6 +19,7 @@ class ConvIntegerKernel : public Kernel {
   ConvIntegerKernel(const KernelInit& init, bool to_float)
       : attrs_(ReadConvAttributes(*init.attrs)),
         to_float_(to_float),
+        channels_last_(init.attrs->GetInt(kChannelsLast, 0) != 0),
         x_zp_(to_float ? kToFloatAZeroPoint : 2),
         w_zp_(to_float ? kToFloatBZeroPoint : 3) {
     const Tensor* w = init.const_inputs.size() > 1 ? init.const_inputs[1] : nullptr;
@@ -27,7 +29,8 @@ class ConvIntegerKernel : public Kernel {
     if (w->dtype() != DataType::kUint8 && w->dtype() != DataType::kInt8) return;
     if (attrs_.group < 1 || w->dim(0) % attrs_.group != 0) return;
     try {
-      packed_ = PackInt8ConvWeights(*w, ReadChannelZeroPoints(zp, w->dtype(), w->dim(0), "w_zero_point"), attrs_.group);
+      packed_ = PackInt8ConvWeights(*w, ReadChannelZeroPoints(zp, w->dtype(), w->dim(0), "w_zero_point"), attrs_.group,
+                                    channels_last_);
     } catch (const Error&) {
       // Malformed constants: Run reports them with the node's name.
     }
@@ -42,7 +45,8 @@ class ConvIntegerKernel : public Kernel {
                 DataTypeName(x.dtype()), "; expected uint8 or int8");
     PTQ_ENFORCE(w.dtype() == DataType::kUint8 || w.dtype() == DataType::kInt8, "input 'w' has type ",
                 DataTypeName(w.dtype()), "; expected uint8 or int8");
-    const ConvGeometry geometry = ResolveConvGeometry(attrs_, x.shape(), w.shape());
+    const ConvGeometry geometry = channels_last_ ? ResolveConvGeometryChannelsLast(attrs_, x.shape(), w.shape())
+                                                 : ResolveConvGeometry(attrs_, x.shape(), w.shape());
     const int32_t x_zero_point = ReadScalarZeroPoint(ctx.input(x_zp_), x.dtype(), "x_zero_point");
     const std::vector<int32_t> w_zero_points =
         ReadChannelZeroPoints(ctx.input(w_zp_), w.dtype(), geometry.out_channels, "w_zero_point");
@@ -76,6 +80,7 @@ class ConvIntegerKernel : public Kernel {
 
   ConvAttributes attrs_;
   bool to_float_;
+  bool channels_last_;  // ConvIntegerToFloat of the session's channels-last layout
   int x_zp_, w_zp_;  // the zero points' input indices
   std::optional<PackedInt8ConvWeights> packed_;
 };

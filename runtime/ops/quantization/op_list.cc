@@ -27,6 +27,8 @@ void RegisterQuantizationOps(OpRegistry& r) {
   r.Add({"ptq.fused", "MatMulIntegerToFloat", 1, 1, MakeMatMulIntegerToFloat});
   r.Add({"ptq.fused", "ConvIntegerToFloat", 1, 1, MakeConvIntegerToFloat});
   r.Add({"ptq.fused", "LookupTable", 1, 1, MakeLookupTable});
+  // QLinearConv with channels_last (runtime/channels_last_layout.h).
+  r.Add({"ptq.fused", "QLinearConv", 1, 1, MakeQLinearConv});
   r.Add({"ptq.fused", "QLinearAdd", 1, 1, MakeQLinearAdd});
   r.Add({"ptq.fused", "QLinearMul", 1, 1, MakeQLinearMul});
   r.Add({"ptq.fused", "QLinearAveragePool", 1, 1, MakeQLinearAveragePool});

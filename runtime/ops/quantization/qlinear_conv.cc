@@ -7,6 +7,7 @@
 #include "runtime/kernels/conv/conv_geometry.h"
 #include "runtime/kernels/conv/int8_conv.h"
 #include "runtime/kernels/conv/int_conv_reference.h"
+#include "runtime/channels_last_layout.h"
 #include "runtime/quant_math.h"
 
 namespace ptq {
@@ -50,13 +51,15 @@ void Requantize(const int32_t* acc, int64_t batch, int64_t channels, int64_t pla
 class QLinearConvKernel : public Kernel {
  public:
   // Constant w and w_zero_point are packed here, once.
-  explicit QLinearConvKernel(const KernelInit& init) : attrs_(ReadConvAttributes(*init.attrs)) {
+  explicit QLinearConvKernel(const KernelInit& init)
+      : attrs_(ReadConvAttributes(*init.attrs)), channels_last_(init.attrs->GetInt(kChannelsLast, 0) != 0) {
     const Tensor* w = init.const_inputs.size() > 5 ? init.const_inputs[3] : nullptr;
     const Tensor* zp = init.const_inputs.size() > 5 ? init.const_inputs[5] : nullptr;
     if (w == nullptr || zp == nullptr || !IsInt8Type(w->dtype()) || w->rank() < 3 || w->dim(0) == 0) return;
     if (attrs_.group < 1 || w->dim(0) % attrs_.group != 0) return;
     try {
-      packed_ = PackInt8ConvWeights(*w, ReadChannelZeroPoints(zp, w->dtype(), w->dim(0), "w_zero_point"), attrs_.group);
+      packed_ = PackInt8ConvWeights(*w, ReadChannelZeroPoints(zp, w->dtype(), w->dim(0), "w_zero_point"), attrs_.group,
+                                    channels_last_);
     } catch (const Error&) {
       // Malformed constants: Run reports them with the node's name.
     }
@@ -73,7 +76,8 @@ class QLinearConvKernel : public Kernel {
     PTQ_ENFORCE(IsInt8Type(w.dtype()), "input 'w' has type ", DataTypeName(w.dtype()), "; expected uint8 or int8");
     PTQ_ENFORCE(IsInt8Type(y_zp.dtype()), "input 'y_zero_point' has type ", DataTypeName(y_zp.dtype()),
                 "; expected uint8 or int8");
-    const ConvGeometry geometry = ResolveConvGeometry(attrs_, x.shape(), w.shape());
+    const ConvGeometry geometry = channels_last_ ? ResolveConvGeometryChannelsLast(attrs_, x.shape(), w.shape())
+                                                 : ResolveConvGeometry(attrs_, x.shape(), w.shape());
     const int64_t channels = geometry.out_channels;
 
     const float x_scale = ReadScales(ctx.required_input(1), 0, "x_scale")[0];
@@ -131,6 +135,7 @@ class QLinearConvKernel : public Kernel {
 
  private:
   ConvAttributes attrs_;
+  bool channels_last_;  // ptq.fused QLinearConv of the session's channels-last layout
   std::optional<PackedInt8ConvWeights> packed_;
 };
 

@@ -3,6 +3,7 @@
 
 #include <vector>
 
+#include "runtime/kernels/vector/transpose_2d.h"
 #include "runtime/ops/tensor/copy_util.h"
 
 namespace ptq {
@@ -41,7 +42,23 @@ class Transpose : public Kernel {
       order_kept = order_kept && perm[k] > last_moved;
       last_moved = perm[k];
     }
-    ctx.outputs[0] = order_kept ? data.Reshaped(out_shape) : Transposed(data, perm);
+    if (order_kept) {
+      ctx.outputs[0] = data.Reshaped(out_shape);
+      return;
+    }
+    int64_t outer, rows, cols;
+    if (AsBatchedTranspose(data.shape().data(), perm.data(), perm.size(), &outer, &rows, &cols)) {
+      Tensor y = Tensor::Uninitialized(data.dtype(), out_shape);
+      const size_t elem = ElementSize(data.dtype());
+      const auto* src = static_cast<const uint8_t*>(data.raw());
+      auto* dst = static_cast<uint8_t*>(y.raw());
+      for (int64_t o = 0; o < outer; ++o) {
+        Transpose2D(src + o * rows * cols * elem, rows, cols, elem, dst + o * rows * cols * elem, rows);
+      }
+      ctx.outputs[0] = std::move(y);
+      return;
+    }
+    ctx.outputs[0] = Transposed(data, perm);
   }
 
  private:

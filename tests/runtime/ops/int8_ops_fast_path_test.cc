@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <omp.h>
 
+#include <cstring>
 #include <random>
 #include <string>
 #include <vector>
@@ -48,6 +49,23 @@ void ExpectSame(const Tensor& got, const Tensor& want, const std::string& what) 
       ADD_FAILURE() << what << ": element " << i << " got " << got.GetAsDouble(i) << " want " << want.GetAsDouble(i);
     }
   }
+}
+
+// [N, C, H, W] as [N, H, W, C], any element type.
+Tensor ToNhwc(const Tensor& t) {
+  const int64_t N = t.dim(0), C = t.dim(1), HW = t.dim(2) * t.dim(3);
+  Tensor out(t.dtype(), {N, t.dim(2), t.dim(3), C});
+  const size_t e = ElementSize(t.dtype());
+  const auto* src = static_cast<const uint8_t*>(t.raw());
+  auto* dst = static_cast<uint8_t*>(out.raw());
+  for (int64_t n = 0; n < N; ++n) {
+    for (int64_t c = 0; c < C; ++c) {
+      for (int64_t p = 0; p < HW; ++p) {
+        std::memcpy(dst + ((n * HW + p) * C + c) * e, src + ((n * C + c) * HW + p) * e, e);
+      }
+    }
+  }
+  return out;
 }
 
 struct ConvCase {
@@ -159,6 +177,23 @@ TEST(Int8OpsFastPath, QLinearConvAndConvIntegerMatchTheReferenceConv) {
         const Tensor got = testing::RunOp("ConvIntegerToFloat", 1, attrs,
                                           {x, w, x_scale, w_scale, x_zp, w_zp, float_bias}, 1, constant, "ptq.fused")[0];
         ExpectSame(got, want_float, what + " ConvIntegerToFloat" + (constant ? " packed" : ""));
+      }
+      // The channels-last forms of the session's layout (runtime/channels_last_layout.h): x and y
+      // [N, H, W, C], the same values.
+      if (c.x_spatial.size() == 2) {
+        Attributes nhwc = attrs;
+        nhwc.Set("channels_last", IntAttr(1));
+        const Tensor x_nhwc = ToNhwc(x);
+        for (bool constant : {false, true}) {
+          const std::string how = std::string(" channels last") + (constant ? " packed" : "");
+          Tensor got = testing::RunOp("QLinearConv", 1, nhwc,
+                                      {x_nhwc, x_scale, x_zp, w, w_scale, w_zp, y_scale, y_zp, bias}, 1, constant,
+                                      "ptq.fused")[0];
+          ExpectSame(got, ToNhwc(want), what + " QLinearConv" + how);
+          got = testing::RunOp("ConvIntegerToFloat", 1, nhwc, {x_nhwc, w, x_scale, w_scale, x_zp, w_zp, float_bias}, 1,
+                               constant, "ptq.fused")[0];
+          ExpectSame(got, ToNhwc(want_float), what + " ConvIntegerToFloat" + how);
+        }
       }
       if (HasFailure()) return;
     }

@@ -68,7 +68,9 @@ TEST(TransposeOp, DefaultPermReversesDimensions) {
 TEST(TransposeOp, MatchesReferenceForEveryElementSize) {
   const std::vector<std::pair<Shape, std::vector<int64_t>>> cases = {
       {{67, 45}, {1, 0}},           {{3, 40, 37}, {2, 1, 0}},       {{2, 33, 5, 40}, {0, 3, 1, 2}},
-      {{2, 5, 33, 40}, {0, 2, 1, 3}}, {{4, 1, 9, 70}, {3, 1, 2, 0}}, {{2, 3, 4, 5, 6}, {4, 2, 0, 3, 1}}, {{1, 5, 1, 7}, {2, 0, 3, 1}}};
+      {{2, 5, 33, 40}, {0, 2, 1, 3}}, {{4, 1, 9, 70}, {3, 1, 2, 0}}, {{2, 3, 4, 5, 6}, {4, 2, 0, 3, 1}}, {{1, 5, 1, 7}, {2, 0, 3, 1}},
+      // Block swaps (batched 2-D transposes): NCHW -> NHWC with 16 x 16 byte blocks and borders, and back.
+      {{2, 24, 17, 19}, {0, 2, 3, 1}}, {{3, 17, 19, 24}, {0, 3, 1, 2}}, {{3, 8, 40}, {1, 2, 0}}};
   for (const auto& c : cases) {
     SCOPED_TRACE(ShapeToString(c.first) + " perm " + ShapeToString(c.second));
     Tensor b(DataType::kBool, c.first);

@@ -1,0 +1,269 @@
+// ToChannelsLast: one walk over the nodes in topological order, converting convolutions, letting
+// element-wise readers follow, and adding Transposes where the two layouts meet.
+#include "runtime/channels_last_layout.h"
+
+#include <algorithm>
+#include <deque>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "runtime/graph_index.h"
+
+namespace ptq {
+namespace {
+
+// Which inputs of an element-wise op are data (broadcast with the others, so transposed with them);
+// every other input must be a constant of one value (scales, zero points, bounds) or a table.
+struct FollowRule {
+  std::vector<size_t> data;
+  bool other_inputs_scalar = true;  // false: other constant inputs of any size (LookupTable's table)
+};
+
+bool FollowRuleOf(const Node& n, FollowRule* rule) {
+  static const std::set<std::string> unary = {
+      "Abs", "Cast", "Ceil", "Clip", "Elu", "Erf", "Exp", "Floor", "HardSigmoid", "HardSwish", "Identity",
+      "LeakyRelu", "Neg", "Reciprocal", "Relu", "Round", "Selu", "Sigmoid", "Sign", "Softplus", "Softsign", "Sqrt",
+      "Tanh", "QuantizeLinear", "DequantizeLinear"};
+  static const std::set<std::string> nary = {"Add", "Sub", "Mul", "Div", "Max", "Min", "Sum", "Mean"};
+  if (n.outputs.size() != 1 || n.attrs.Has("broadcast")) return false;
+  if (n.domain.empty() && unary.count(n.op_type)) {
+    *rule = {{0}, true};
+  } else if (n.domain.empty() && nary.count(n.op_type)) {
+    rule->data.clear();
+    for (size_t i = 0; i < n.inputs.size(); ++i) rule->data.push_back(i);
+  } else if (n.domain == kFusedDomain && (n.op_type == "QLinearAdd" || n.op_type == "QLinearMul")) {
+    *rule = {{0, 3}, true};
+  } else if (n.domain == kFusedDomain && n.op_type == "Gelu") {
+    *rule = {{0}, true};
+  } else if (n.domain == kFusedDomain && n.op_type == "LookupTable") {
+    *rule = {{0}, false};
+  } else {
+    return false;
+  }
+  return true;
+}
+
+// The input index of the weight of a convolution that can run channels last, or -1.
+int ConvWeightInput(const Node& n) {
+  if (n.op_type == "QLinearConv" && (n.domain.empty() || n.domain == kFusedDomain)) return 3;
+  if (n.op_type == "ConvIntegerToFloat" && n.domain == kFusedDomain) return 1;
+  return -1;
+}
+
+// c [d1..dk] (k <= 4) broadcast as [1.., d1..dk] over NCHW, as the same values over NHWC.
+Tensor ChannelsLastConstant(const Tensor& c) {
+  Shape s(4 - c.shape().size(), 1);
+  s.insert(s.end(), c.shape().begin(), c.shape().end());
+  const Shape out{s[0], s[2], s[3], s[1]};
+  Tensor t = Tensor::Uninitialized(c.dtype(), out);
+  const size_t e = ElementSize(c.dtype());
+  const auto* src = static_cast<const uint8_t*>(c.raw());
+  auto* dst = static_cast<uint8_t*>(t.raw());
+  for (int64_t n = 0; n < s[0]; ++n) {
+    for (int64_t ch = 0; ch < s[1]; ++ch) {
+      for (int64_t h = 0; h < s[2]; ++h) {
+        for (int64_t w = 0; w < s[3]; ++w) {
+          const int64_t from = ((n * s[1] + ch) * s[2] + h) * s[3] + w;
+          const int64_t to = ((n * s[2] + h) * s[3] + w) * s[1] + ch;
+          std::copy(src + from * e, src + (from + 1) * e, dst + to * e);
+        }
+      }
+    }
+  }
+  return t;
+}
+
+AttributeValue IntsValue(std::vector<int64_t> v) {
+  AttributeValue a;
+  a.kind = AttributeValue::Kind::kInts;
+  a.ints = std::move(v);
+  return a;
+}
+
+class Converter {
+ public:
+  explicit Converter(const Graph& g) : g_(g), out_(g) {
+    for (const ValueInfo& in : g.inputs) nchw_.insert(in.name);
+    for (const auto& kv : g.constants) nchw_.insert(kv.first);
+    for (const Node& n : g.nodes) names_.insert(n.outputs.begin(), n.outputs.end());
+    names_.insert(nchw_.begin(), nchw_.end());
+  }
+
+  Graph Run(ChannelsLastCount* count) {
+    const GraphIndex index(g_);
+    for (size_t i : TopologicalOrder(index)) {
+      const Node& n = g_.nodes[i];
+      if (!Convert(n) && !Follow(n)) Keep(n);
+    }
+    for (const ValueInfo& o : g_.outputs) Nchw(o.name);
+    if (count) *count = count_;
+    if (count_.convs == 0) return g_;
+    out_.nodes = std::move(nodes_);
+    out_.opsets[kFusedDomain] = 1;
+    return std::move(out_);
+  }
+
+ private:
+  // Node indices in an order where producers come first (stable; file order for a cyclic graph, which
+  // the session then refuses).
+  std::vector<size_t> TopologicalOrder(const GraphIndex& index) const {
+    std::vector<int> pending(g_.nodes.size(), 0);
+    std::vector<std::vector<size_t>> readers(g_.nodes.size());
+    for (size_t i = 0; i < g_.nodes.size(); ++i) {
+      std::set<size_t> deps;
+      for (const auto* list : {&g_.nodes[i].inputs, &g_.nodes[i].implicit_inputs}) {
+        for (const std::string& in : *list) {
+          const size_t p = in.empty() ? GraphIndex::kNone : index.Producer(in);
+          if (p != GraphIndex::kNone) deps.insert(p);
+        }
+      }
+      pending[i] = static_cast<int>(deps.size());
+      for (size_t d : deps) readers[d].push_back(i);
+    }
+    std::deque<size_t> ready;
+    for (size_t i = 0; i < g_.nodes.size(); ++i) {
+      if (pending[i] == 0) ready.push_back(i);
+    }
+    std::vector<size_t> order;
+    while (!ready.empty()) {
+      const size_t i = ready.front();
+      ready.pop_front();
+      order.push_back(i);
+      for (size_t r : readers[i]) {
+        if (--pending[r] == 0) ready.push_back(r);
+      }
+    }
+    if (order.size() != g_.nodes.size()) {
+      order.clear();
+      for (size_t i = 0; i < g_.nodes.size(); ++i) order.push_back(i);
+    }
+    return order;
+  }
+
+  std::string Fresh(const std::string& base) {
+    std::string name = base;
+    for (int i = 1; names_.count(name); ++i) name = base + "." + std::to_string(i);
+    names_.insert(name);
+    return name;
+  }
+
+  void AddTranspose(const std::string& from, const std::string& to, std::vector<int64_t> perm) {
+    Node t;
+    t.name = to + "/transpose";
+    t.op_type = "Transpose";
+    t.inputs = {from};
+    t.outputs = {to};
+    t.attrs.Set("perm", IntsValue(std::move(perm)));
+    nodes_.push_back(std::move(t));
+    ++count_.transposes;
+  }
+
+  // The channels-last twin of tensor `name`, made by a Transpose when it has none.
+  const std::string& Twin(const std::string& name) {
+    auto it = twin_.find(name);
+    if (it != twin_.end()) return it->second;
+    const std::string t = Fresh(name + "/nhwc");
+    AddTranspose(name, t, {0, 2, 3, 1});
+    return twin_[name] = t;
+  }
+
+  // Makes sure `name` itself exists (from its twin) for a reader that needs it as written.
+  void Nchw(const std::string& name) {
+    if (name.empty() || nchw_.count(name)) return;
+    const auto it = twin_.find(name);
+    if (it == twin_.end()) return;  // produced by a node not yet seen: the session reports it
+    AddTranspose(it->second, name, {0, 3, 1, 2});
+    nchw_.insert(name);
+  }
+
+  bool Convert(const Node& n) {
+    const int wi = ConvWeightInput(n);
+    if (wi < 0 || n.inputs.size() <= static_cast<size_t>(wi) || n.outputs.size() != 1 || n.inputs[0].empty()) {
+      return false;
+    }
+    const auto w = g_.constants.find(n.inputs[static_cast<size_t>(wi)]);
+    if (w == g_.constants.end() || w->second.rank() != 4) return false;
+    Node c = n;
+    c.domain = kFusedDomain;
+    AttributeValue on;
+    on.kind = AttributeValue::Kind::kInt;
+    on.i = 1;
+    c.attrs.Set(kChannelsLast, on);
+    c.inputs[0] = Twin(n.inputs[0]);
+    c.outputs = {twin_[n.outputs[0]] = Fresh(n.outputs[0] + "/nhwc")};
+    for (size_t i = 1; i < c.inputs.size(); ++i) Nchw(c.inputs[i]);
+    nodes_.push_back(std::move(c));
+    ++count_.convs;
+    return true;
+  }
+
+  bool Follow(const Node& n) {
+    FollowRule rule;
+    if (!FollowRuleOf(n, &rule) || n.outputs[0].empty()) return false;
+    std::vector<std::string> inputs = n.inputs;
+    bool any_twin = false;
+    for (size_t i = 0; i < n.inputs.size(); ++i) {
+      const std::string& in = n.inputs[i];
+      const bool data = std::find(rule.data.begin(), rule.data.end(), i) != rule.data.end();
+      const auto c = in.empty() ? g_.constants.end() : g_.constants.find(in);
+      if (in.empty()) continue;
+      if (!data) {  // a parameter: constant, one value unless the rule allows more
+        if (c == g_.constants.end() || (rule.other_inputs_scalar && c->second.size() != 1)) return false;
+        continue;
+      }
+      if (twin_.count(in)) {
+        inputs[i] = twin_[in];
+        any_twin = true;
+      } else if (c == g_.constants.end() || c->second.rank() > 4) {
+        return false;  // a computed tensor without a twin (its rank is not known here)
+      } else if (c->second.size() != 1) {
+        inputs[i] = ConstantTwin(in, c->second);
+      }
+    }
+    if (!any_twin) return false;
+    Node f = n;
+    f.inputs = std::move(inputs);
+    f.outputs = {twin_[n.outputs[0]] = Fresh(n.outputs[0] + "/nhwc")};
+    nodes_.push_back(std::move(f));
+    ++count_.followers;
+    return true;
+  }
+
+  const std::string& ConstantTwin(const std::string& name, const Tensor& value) {
+    auto it = constant_twin_.find(name);
+    if (it != constant_twin_.end()) return it->second;
+    const std::string t = Fresh(name + "/nhwc");
+    out_.constants[t] = ChannelsLastConstant(value);
+    return constant_twin_[name] = t;
+  }
+
+  void Keep(const Node& n) {
+    for (const std::string& in : n.inputs) Nchw(in);
+    for (const std::string& in : n.implicit_inputs) Nchw(in);
+    nodes_.push_back(n);
+    nchw_.insert(n.outputs.begin(), n.outputs.end());
+  }
+
+  const Graph& g_;
+  Graph out_;
+  std::vector<Node> nodes_;
+  std::set<std::string> nchw_;    // tensors that exist as written
+  std::set<std::string> names_;   // every tensor name in use
+  std::map<std::string, std::string> twin_;           // tensor -> its channels-last twin
+  std::map<std::string, std::string> constant_twin_;  // constant -> its transposed copy
+  ChannelsLastCount count_;
+};
+
+}  // namespace
+
+Graph ToChannelsLast(const Graph& graph, ChannelsLastCount* count) {
+  if (!graph.captures.empty()) {
+    if (count) *count = {};
+    return graph;
+  }
+  return Converter(graph).Run(count);
+}
+
+}  // namespace ptq

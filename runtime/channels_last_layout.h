@@ -1,0 +1,37 @@
+// Channels-last execution of convolution chains, as ONNX Runtime's NHWC transformer runs integer
+// convolutions: 2-D integer convolutions read and write [N, H, W, C] tensors, the element-wise ops
+// between them follow, and Transpose nodes convert at the chain's borders only.
+#pragma once
+
+#include "runtime/graph.h"
+
+namespace ptq {
+
+// The attribute that makes a ptq.fused QLinearConv or ConvIntegerToFloat take x as [N, H, W, C] and
+// write y as [N, OH, OW, M] (ConvGeometry::channels_last).
+constexpr const char* kChannelsLast = "channels_last";
+
+struct ChannelsLastCount {
+  int convs = 0;       // convolutions run channels last
+  int followers = 0;   // element-wise nodes that run on the channels-last tensors
+  int transposes = 0;  // Transpose nodes added at the borders
+
+  int total() const { return convs + followers + transposes; }
+};
+
+// Returns `graph` (the main graph) with:
+//  - every QLinearConv (ai.onnx or ptq.fused) and ptq.fused ConvIntegerToFloat with a constant 4-D weight
+//    replaced by the ptq.fused op with channels_last = 1, reading the channels-last twin of x and writing
+//    the channels-last twin of y (a tensor named y + "/nhwc");
+//  - every element-wise node (the unary ops, Add/Sub/Mul/Div, QuantizeLinear/DequantizeLinear and the fused
+//    QLinearAdd/QLinearMul/LookupTable with per-tensor parameters) whose computed inputs all have a
+//    channels-last twin replaced by its copy on the twins (constant inputs of rank 4 or less transposed
+//    once, scalars as they are), writing twins in turn;
+//  - a Transpose (perm 0 2 3 1) making the twin of each tensor a converted node reads that has none, and a
+//    Transpose (perm 0 3 1 2) making the tensor itself back from its twin where another node or a graph
+//    output reads it.
+// Every tensor of the original graph that a node or graph output reads keeps its name and value; the
+// twins are new tensors. Graphs without such convolutions are returned unchanged.
+Graph ToChannelsLast(const Graph& graph, ChannelsLastCount* count = nullptr);
+
+}  // namespace ptq

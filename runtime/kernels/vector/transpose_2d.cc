@@ -1,0 +1,66 @@
+// Transpose2D: byte matrices by TransposeBytes' SSE2 blocks, wider elements by fixed-size tile loops.
+#include "runtime/kernels/vector/transpose_2d.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "runtime/kernels/conv/transpose_bytes.h"
+
+namespace ptq {
+namespace {
+
+template <class T>
+void Tiled(const T* src, int64_t rows, int64_t cols, T* dst, int64_t ld) {
+  constexpr int64_t kTile = 32;
+  for (int64_t r0 = 0; r0 < rows; r0 += kTile) {
+    const int64_t r1 = std::min(rows, r0 + kTile);
+    for (int64_t c0 = 0; c0 < cols; c0 += kTile) {
+      const int64_t c1 = std::min(cols, c0 + kTile);
+      for (int64_t c = c0; c < c1; ++c) {
+        for (int64_t r = r0; r < r1; ++r) dst[c * ld + r] = src[r * cols + c];
+      }
+    }
+  }
+}
+
+}  // namespace
+
+void Transpose2D(const void* src, int64_t rows, int64_t cols, size_t elem, void* dst, int64_t dst_stride) {
+  switch (elem) {
+    case 1:
+      TransposeBytes(static_cast<const uint8_t*>(src), rows, cols, static_cast<uint8_t*>(dst), dst_stride);
+      return;
+    case 2: return Tiled(static_cast<const uint16_t*>(src), rows, cols, static_cast<uint16_t*>(dst), dst_stride);
+    case 4: return Tiled(static_cast<const uint32_t*>(src), rows, cols, static_cast<uint32_t*>(dst), dst_stride);
+    case 8: return Tiled(static_cast<const uint64_t*>(src), rows, cols, static_cast<uint64_t*>(dst), dst_stride);
+    default: break;
+  }
+  const auto* s = static_cast<const unsigned char*>(src);
+  auto* d = static_cast<unsigned char*>(dst);
+  for (int64_t r = 0; r < rows; ++r) {
+    for (int64_t c = 0; c < cols; ++c) std::memcpy(d + (c * dst_stride + r) * elem, s + (r * cols + c) * elem, elem);
+  }
+}
+
+bool AsBatchedTranspose(const int64_t* dims, const int64_t* perm, size_t rank, int64_t* outer, int64_t* rows,
+                        int64_t* cols) {
+  size_t p = 0;
+  while (p < rank && perm[p] == static_cast<int64_t>(p)) ++p;
+  if (p == rank) return false;
+  const int64_t s = perm[p];  // the second block starts at axis s and comes first
+  size_t k = p;
+  for (int64_t a = s; a < static_cast<int64_t>(rank); ++a, ++k) {
+    if (k >= rank || perm[k] != a) return false;
+  }
+  for (int64_t a = static_cast<int64_t>(p); a < s; ++a, ++k) {
+    if (k >= rank || perm[k] != a) return false;
+  }
+  *outer = *rows = *cols = 1;
+  for (size_t a = 0; a < rank; ++a) {
+    int64_t& part = a < p ? *outer : static_cast<int64_t>(a) < s ? *rows : *cols;
+    part *= dims[a];
+  }
+  return true;
+}
+
+}  // namespace ptq

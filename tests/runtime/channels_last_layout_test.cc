@@ -1,0 +1,112 @@
+// Channels-last layout: a chain of integer convolutions with a residual add, an activation and a float
+// reader runs channels last between Transposes at its borders, with the same bits as the channels-first
+// session; graphs without integer convolutions are left alone.
+#include "runtime/channels_last_layout.h"
+
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <random>
+
+#include "tests/runtime/qdq_test_models.h"
+
+namespace ptq {
+namespace {
+
+using namespace qdq_test;
+
+// xq -> QLinearConv 1x1 -> QLinearConv depthwise 3x3 -> + the 1x1 output (DequantizeLinear, Add,
+// QuantizeLinear: fused into QLinearAdd) -> float Conv of the dequantized sum (ConvIntegerToFloat) ->
+// Relu -> GlobalAveragePool. Outputs: the quantized sum, the Relu output and the pooled one.
+std::shared_ptr<const Graph> ConvChain() {
+  std::mt19937 rng(11);
+  ModelBuilder b(13);
+  b.Input("xq", DataType::kUint8, {2, 8, 10, 10});
+  Params(b, "x", 0.05f, Tensor::Scalar<uint8_t>(120));
+  Params(b, "a", 0.04f, Tensor::Scalar<uint8_t>(10));
+  Params(b, "d", 0.03f, Tensor::Scalar<uint8_t>(128));
+  Params(b, "s", 0.06f, Tensor::Scalar<uint8_t>(100));
+  b.Initializer("w1", Random8(rng, DataType::kInt8, {16, 8, 1, 1}))
+      .Initializer("w1/scale", Floats(rng, {16}, 0.002f, 0.02f))
+      .Initializer("w1/zp", Tensor(DataType::kInt8, {16}));
+  b.Node("QLinearConv", {"xq", "x/scale", "x/zp", "w1", "w1/scale", "w1/zp", "a/scale", "a/zp"}, {"aq"}, "expand");
+  b.Initializer("w2", Random8(rng, DataType::kInt8, {16, 1, 3, 3}))
+      .Initializer("w2/scale", Floats(rng, {16}, 0.002f, 0.02f))
+      .Initializer("w2/zp", Tensor(DataType::kInt8, {16}));
+  auto& dw = b.Node("QLinearConv", {"aq", "a/scale", "a/zp", "w2", "w2/scale", "w2/zp", "d/scale", "d/zp"}, {"dq"},
+                    "depthwise");
+  dw.add_attribute()->CopyFrom(IntAttr("group", 16));
+  dw.add_attribute()->CopyFrom(IntsAttr("pads", {1, 1, 1, 1}));
+  b.Node("DequantizeLinear", {"aq", "a/scale", "a/zp"}, {"a"});
+  b.Node("DequantizeLinear", {"dq", "d/scale", "d/zp"}, {"d"});
+  b.Node("Add", {"a", "d"}, {"sum"}, "residual");
+  b.Node("QuantizeLinear", {"sum", "s/scale", "s/zp"}, {"sq"});
+  b.Node("DequantizeLinear", {"sq", "s/scale", "s/zp"}, {"s"});
+  Weight(b, rng, "w3", DataType::kInt8, {4, 16, 3, 3}, 4, 0);
+  auto& c3 = b.Node("Conv", {"s", "w3/dq"}, {"c3"}, "project");
+  c3.add_attribute()->CopyFrom(IntsAttr("strides", {2, 2}));
+  b.Node("Relu", {"c3"}, {"r"});
+  b.Node("GlobalAveragePool", {"r"}, {"pooled"});
+  b.Output("sq", DataType::kUint8).Output("r", DataType::kFloat).Output("pooled", DataType::kFloat);
+  return std::make_shared<const Graph>(GraphFromModel(b.model(), "", "chain.onnx"));
+}
+
+TEST(ChannelsLastLayout, ConvChainsRunChannelsLastWithTheSameBits) {
+  const auto graph = ConvChain();
+  SessionOptions first;
+  first.channels_last = false;
+  Session last(graph), plain(graph, first);
+  EXPECT_EQ(last.channels_last().convs, 3);      // expand, depthwise, project
+  EXPECT_EQ(last.channels_last().followers, 2);  // QLinearAdd, Relu
+  // Into channels last: xq. Back: sq (a graph output) and r (a graph output, read by GlobalAveragePool).
+  EXPECT_EQ(last.channels_last().transposes, 3);
+  EXPECT_EQ(plain.channels_last().total(), 0);
+  std::mt19937 rng(5);
+  const std::map<std::string, Tensor> feeds = {{"xq", Random8(rng, DataType::kUint8, {2, 8, 10, 10})}};
+  const std::vector<Tensor> got = last.Run(feeds), want = plain.Run(feeds);
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t o = 0; o < want.size(); ++o) {
+    ASSERT_EQ(got[o].dtype(), want[o].dtype()) << graph->outputs[o].name;
+    ASSERT_EQ(got[o].shape(), want[o].shape()) << graph->outputs[o].name;
+    EXPECT_EQ(0, std::memcmp(got[o].raw(), want[o].raw(), want[o].nbytes())) << graph->outputs[o].name;
+  }
+}
+
+TEST(ChannelsLastLayout, ConstantsOfFollowersAreTransposedOnce) {
+  // A per-channel constant [C, 1, 1] added after a convolution follows it as [1, 1, 1, C].
+  std::mt19937 rng(12);
+  ModelBuilder b(13);
+  b.Input("xq", DataType::kUint8, {1, 3, 6, 7});
+  Params(b, "x", 0.05f, Tensor::Scalar<uint8_t>(120));
+  Weight(b, rng, "w", DataType::kInt8, {5, 3, 3, 3}, 5, 0);
+  b.Node("DequantizeLinear", {"xq", "x/scale", "x/zp"}, {"x"});
+  b.Node("Conv", {"x", "w/dq"}, {"c"}, "conv");
+  b.Initializer("shift", Floats(rng, {5, 1, 1}, -1, 1));
+  b.Node("Add", {"c", "shift"}, {"y"});
+  b.Output("y", DataType::kFloat);
+  const auto graph = std::make_shared<const Graph>(GraphFromModel(b.model(), "", "shift.onnx"));
+  SessionOptions first;
+  first.channels_last = false;
+  Session last(graph), plain(graph, first);
+  EXPECT_EQ(last.channels_last().convs, 1);
+  EXPECT_EQ(last.channels_last().followers, 1);
+  const std::map<std::string, Tensor> feeds = {{"xq", Random8(rng, DataType::kUint8, {1, 3, 6, 7})}};
+  const Tensor got = last.Run(feeds)[0], want = plain.Run(feeds)[0];
+  ASSERT_EQ(got.shape(), want.shape());
+  EXPECT_EQ(0, std::memcmp(got.raw(), want.raw(), want.nbytes()));
+}
+
+TEST(ChannelsLastLayout, GraphsWithoutIntegerConvolutionsAreUnchanged) {
+  ModelBuilder b(13);
+  b.Input("x", DataType::kFloat, {1, 2, 3, 3});
+  b.Node("Relu", {"x"}, {"y"});
+  b.Output("y", DataType::kFloat);
+  const Graph g = GraphFromModel(b.model(), "", "relu.onnx");
+  ChannelsLastCount count;
+  const Graph out = ToChannelsLast(g, &count);
+  EXPECT_EQ(count.total(), 0);
+  EXPECT_EQ(out.nodes.size(), 1u);
+}
+
+}  // namespace
+}  // namespace ptq
