@@ -1,19 +1,21 @@
-// What a float GEMM does to each element of C after the product: a per-row bias, then a clamp
-// (a fused Relu or Clip), so that a convolution writes its output once.
+// What a float GEMM does to each element of C after the product: a per-row or per-column bias, then a
+// clamp (a fused Relu or Clip), so that a convolution writes its output once.
 #pragma once
 
 namespace ptq {
 
-// With beta == 0: y = alpha * sum + row_bias[m] (one rounding, as beta = 1 over a C holding the bias),
-// then, when `clamp`, y = (y < lo ? lo : y), y = (hi < y ? hi : y) as the Clip kernel computes it (NaN
+// With beta == 0: y = alpha * sum + row_bias[m] or + col_bias[n], the same bits as beta = 1 over a C holding
+// that bias (a convolution has one of them: per output channel along rows, or along columns when
+// channels last), then, when `clamp`, y = (y < lo ? lo : y), y = (hi < y ? hi : y) as the Clip kernel computes it (NaN
 // stays NaN). T is float or double.
 template <class T>
 struct GemmEpilogue {
   const T* row_bias = nullptr;  // M values, or nullptr
+  const T* col_bias = nullptr;  // N values, or nullptr (output channels along columns: channels last)
   bool clamp = false;
   T lo = T(0), hi = T(0);
 
-  bool any() const { return row_bias != nullptr || clamp; }
+  bool any() const { return row_bias != nullptr || col_bias != nullptr || clamp; }
 };
 
 }  // namespace ptq

@@ -48,6 +48,7 @@ PTQ_AVX512 void Kernel(const F32Tile& t) {
   const __m512 vbeta = _mm512_set1_ps(t.beta);
   const bool first = t.first, use_beta = t.beta != 0.0f;  // locals: stores to C may alias t
   const float* const row_bias = first ? t.row_bias : nullptr;
+  const float* const col_bias = first ? t.col_bias : nullptr;
   const bool clamp = t.last && t.clamp;
   const __m512 lo = _mm512_set1_ps(t.lo), hi = _mm512_set1_ps(t.hi);
   float* const c = t.c;
@@ -64,6 +65,7 @@ PTQ_AVX512 void Kernel(const F32Tile& t) {
         out = _mm512_mul_ps(valpha, acc[r][v]);
         if (use_beta) out = _mm512_fmadd_ps(vbeta, _mm512_maskz_loadu_ps(mask[v], p), out);
         if (row_bias) out = _mm512_add_ps(out, _mm512_set1_ps(row_bias[r]));
+        if (col_bias) out = _mm512_add_ps(out, _mm512_maskz_loadu_ps(mask[v], col_bias + 16 * v));
       }
       if (clamp) {  // y < lo ? lo : y, then hi < y ? hi : y (NaN compares false: stays NaN)
         out = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(out, lo, _CMP_LT_OQ), out, lo);

@@ -28,9 +28,10 @@ struct F32Tile {
   int64_t cols;  // 1 .. the kernel's width
   float alpha, beta;
   bool first;  // first K block
-  // GemmEpilogue: in the first block, + row_bias[r] after alpha * acc (beta == 0; nullptr: none); in
-  // the last block, when clamp, the Clip of [lo, hi].
+  // GemmEpilogue: in the first block, + row_bias[r], then + col_bias[n], after alpha * acc (beta == 0;
+  // nullptr: none); in the last block, when clamp, the Clip of [lo, hi].
   const float* row_bias;
+  const float* col_bias;  // col_bias[n] for the tile's columns n < cols
   bool last;  // last K block
   bool clamp;
   float lo, hi;

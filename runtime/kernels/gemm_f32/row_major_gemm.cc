@@ -118,6 +118,9 @@ void RowMajorGemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, T
       const T bias = epilogue.row_bias[m];
       for (int64_t n = 0; n < N; ++n) row[n] += bias;
     }
+    if (epilogue.col_bias) {
+      for (int64_t n = 0; n < N; ++n) row[n] += epilogue.col_bias[n];
+    }
     if (epilogue.clamp) {
       for (int64_t n = 0; n < N; ++n) {
         const T v = row[n] < epilogue.lo ? epilogue.lo : row[n];
