@@ -45,10 +45,17 @@ bool FollowRuleOf(const Node& n, FollowRule* rule) {
   return true;
 }
 
-// The input index of the weight of a convolution that can run channels last, or -1.
-int ConvWeightInput(const Node& n) {
-  if (n.op_type == "QLinearConv" && (n.domain.empty() || n.domain == kFusedDomain)) return 3;
+// The input index of the weight of a convolution that can run channels last, or -1; *fused_op is the
+// ptq.fused op that runs it so.
+int ConvWeightInput(const Node& n, std::string* fused_op) {
+  const bool ours = n.domain.empty() || n.domain == kFusedDomain;
+  *fused_op = n.op_type;
+  if (n.op_type == "QLinearConv" && ours) return 3;
   if (n.op_type == "ConvIntegerToFloat" && n.domain == kFusedDomain) return 1;
+  if ((n.op_type == "Conv" && n.domain.empty()) || (n.op_type == "FusedConv" && n.domain == kFusedDomain)) {
+    *fused_op = "FusedConv";  // without activation attributes, a Conv
+    return 1;
+  }
   return -1;
 }
 
@@ -179,14 +186,18 @@ class Converter {
   }
 
   bool Convert(const Node& n) {
-    const int wi = ConvWeightInput(n);
+    std::string op;
+    const int wi = ConvWeightInput(n, &op);
     if (wi < 0 || n.inputs.size() <= static_cast<size_t>(wi) || n.outputs.size() != 1 || n.inputs[0].empty()) {
       return false;
     }
     const auto w = g_.constants.find(n.inputs[static_cast<size_t>(wi)]);
     if (w == g_.constants.end() || w->second.rank() != 4) return false;
+    const bool float_conv = op == "FusedConv";
+    if (float_conv && w->second.dtype() != DataType::kFloat) return false;
     Node c = n;
     c.domain = kFusedDomain;
+    c.op_type = op;
     AttributeValue on;
     on.kind = AttributeValue::Kind::kInt;
     on.i = 1;

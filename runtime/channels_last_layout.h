@@ -1,14 +1,14 @@
 // Channels-last execution of convolution chains, as ONNX Runtime's NHWC transformer runs integer
-// convolutions: 2-D integer convolutions read and write [N, H, W, C] tensors, the element-wise ops
-// between them follow, and Transpose nodes convert at the chain's borders only.
+// convolutions: 2-D convolutions read and write [N, H, W, C] tensors, the element-wise ops between them
+// follow, and Transpose nodes convert at the chain's borders only.
 #pragma once
 
 #include "runtime/graph.h"
 
 namespace ptq {
 
-// The attribute that makes a ptq.fused QLinearConv or ConvIntegerToFloat take x as [N, H, W, C] and
-// write y as [N, OH, OW, M] (ConvGeometry::channels_last).
+// The attribute that makes a ptq.fused QLinearConv, ConvIntegerToFloat or FusedConv take x as
+// [N, H, W, C] and write y as [N, OH, OW, M] (ConvGeometry::channels_last).
 constexpr const char* kChannelsLast = "channels_last";
 
 struct ChannelsLastCount {
@@ -20,9 +20,10 @@ struct ChannelsLastCount {
 };
 
 // Returns `graph` (the main graph) with:
-//  - every QLinearConv (ai.onnx or ptq.fused) and ptq.fused ConvIntegerToFloat with a constant 4-D weight
-//    replaced by the ptq.fused op with channels_last = 1, reading the channels-last twin of x and writing
-//    the channels-last twin of y (a tensor named y + "/nhwc");
+//  - every QLinearConv (ai.onnx or ptq.fused), ptq.fused ConvIntegerToFloat, and float32 Conv or
+//    ptq.fused FusedConv with a constant 4-D weight replaced by the ptq.fused op (FusedConv for Conv) with
+//    channels_last = 1, reading the channels-last twin of x and writing the channels-last twin of y (a
+//    tensor named y + "/nhwc");
 //  - every element-wise node (the unary ops, Add/Sub/Mul/Div, QuantizeLinear/DequantizeLinear and the fused
 //    QLinearAdd/QLinearMul/LookupTable with per-tensor parameters) whose computed inputs all have a
 //    channels-last twin replaced by its copy on the twins (constant inputs of rank 4 or less transposed

@@ -44,8 +44,8 @@ struct SessionOptions {
   // (runtime/float_fusion.h); their intermediate tensors are then not observed. Sessions that observe
   // every tensor (calibration, validation) say false.
   bool fuse_float_patterns = true;
-  // true: chains of 2-D integer convolutions run channels last (runtime/channels_last_layout.h); the
-  // tensors between them then exist in that layout only. Observing sessions say false.
+  // true: chains of 2-D convolutions run channels last (runtime/channels_last_layout.h); the tensors
+  // between them then exist in that layout only. Observing sessions say false.
   bool channels_last = true;
 
   // The options of a session whose observer must see every tensor of the graph as written (no

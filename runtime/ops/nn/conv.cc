@@ -6,9 +6,12 @@
 #include <vector>
 
 #include "runtime/activation_fusion.h"
+#include "runtime/channels_last_layout.h"
 #include "runtime/kernels/conv/conv_geometry.h"
 #include "runtime/kernels/conv/depthwise_conv.h"
+#include "runtime/kernels/conv/depthwise_nhwc.h"
 #include "runtime/kernels/conv/im2col.h"
+#include "runtime/kernels/conv/im2row_nhwc.h"
 #include "runtime/kernels/conv/wide_im2col.h"
 #include "runtime/kernels/gemm_f32/row_major_gemm.h"
 #include "runtime/ops/math/float_compute.h"
@@ -87,12 +90,49 @@ void ConvIm2Col(const ConvGeometry& g, const T* x, const T* w, const T* bias, Ge
   }
 }
 
+// Channels last (x [N, H, W, C], y [N, OH, OW, M]; 2 spatial dims): depthwise windows by the direct
+// kernel; a pointwise window of one group is one GEMM on x itself; otherwise, per image, group and block of
+// output lines, Im2RowNhwc rows times wt (the weights as PackConvWeightsNhwc lays them out) into the
+// group's columns of y, the bias added along columns and the activation applied as each output is stored.
+template <class T>
+void ConvNhwc(const ConvGeometry& g, const T* x, const T* w, const T* wt, const T* bias, GemmEpilogue<T> epi, T* y,
+              ScratchBuffer& scratch) {
+  if (g.group > 1 && IsDepthwise(g)) {
+    DepthwiseConvNhwc(x, w, bias, g, y, epi);
+    return;
+  }
+  const int64_t cg = g.in_channels_per_group(), mg = g.out_channels_per_group(), C = g.in_channels;
+  const int64_t M = g.out_channels, K = cg * Product(g.window.kernel);
+  const int64_t in_size = Product(g.window.input), OH = g.window.output[0], OW = g.window.output[1];
+  if (g.group == 1 && IsPointwise(g.window)) {
+    epi.col_bias = bias;
+    RowMajorGemm<T>(false, false, g.batch * in_size, M, C, T(1), x, C, wt, M, T(0), y, M, epi);
+    return;
+  }
+  // Output lines per GEMM: rows of about kRowsBudget values in all.
+  constexpr int64_t kRowsBudget = int64_t{1} << 19;
+  const int64_t lines = std::max<int64_t>(1, std::min(OH, kRowsBudget / std::max<int64_t>(1, OW * K)));
+  T* rows = scratch.Get<T>(static_cast<size_t>(lines * OW * K));
+  for (int64_t n = 0; n < g.batch; ++n) {
+    const T* image = x + n * in_size * C;
+    for (int64_t grp = 0; grp < g.group; ++grp) {
+      epi.col_bias = bias != nullptr ? bias + grp * mg : nullptr;
+      for (int64_t l0 = 0; l0 < OH; l0 += lines) {
+        const int64_t l1 = std::min(OH, l0 + lines);
+        Im2RowNhwc(image, C, grp * cg, cg, g.window, l0, l1, rows);
+        T* out = y + ((n * OH + l0) * OW) * M + grp * mg;
+        RowMajorGemm<T>(false, false, (l1 - l0) * OW, mg, K, T(1), rows, K, wt + grp * K * mg, mg, T(0), out, M, epi);
+      }
+    }
+  }
+}
+
 // Y = activation(conv(X, W) + B): depthwise windows of 1 or 2 dims by the direct kernel, other stride-1
 // windows of 1 or 2 dims by wide im2col, the rest by im2col (skipped for pointwise windows). The
 // activation (a fused Relu or Clip, when act.clamp) is applied as each output is stored.
 template <class T>
 Tensor ConvTyped(const ConvGeometry& g, const Tensor& x, const Tensor& w, const Tensor* b, const ConvActivation& act,
-                 ScratchBuffer& scratch) {
+                 const T* wt, ScratchBuffer& scratch) {
   PTQ_ENFORCE(!b || b->size() == g.out_channels, "input 'B' has shape ", ShapeToString(b ? b->shape() : Shape{}),
               "; expected [", g.out_channels, "] (one bias per output channel)");
   Tensor y = Tensor::Uninitialized(x.dtype(), g.output_shape());
@@ -105,7 +145,9 @@ Tensor ConvTyped(const ConvGeometry& g, const Tensor& x, const Tensor& w, const 
   epi.clamp = act.clamp;
   epi.lo = static_cast<T>(act.lo);
   epi.hi = static_cast<T>(act.hi);
-  if (g.group > 1 && IsDepthwise(g)) {
+  if (g.channels_last) {
+    ConvNhwc(g, px, pw, wt, bias, epi, py, scratch);
+  } else if (g.group > 1 && IsDepthwise(g)) {
     for (int64_t i = 0; i < g.batch * g.out_channels; ++i) {
       std::fill(py + i * out_size, py + (i + 1) * out_size, bias ? bias[i % g.out_channels] : T(0));
     }
@@ -120,7 +162,8 @@ Tensor ConvTyped(const ConvGeometry& g, const Tensor& x, const Tensor& w, const 
 
 class ConvKernel final : public Kernel {
  public:
-  explicit ConvKernel(const KernelInit& init) : attrs_(ReadConvAttributes(*init.attrs)) {
+  explicit ConvKernel(const KernelInit& init)
+      : attrs_(ReadConvAttributes(*init.attrs)), channels_last_(init.attrs->GetInt(kChannelsLast, 0) != 0) {
     // ptq.fused FusedConv: the Relu or Clip that read the Conv's output (runtime/activation_fusion.h).
     if (init.attrs->Has(kActivationMin)) {
       act_.clamp = true;
@@ -129,6 +172,11 @@ class ConvKernel final : public Kernel {
     }
     const Tensor* w = init.const_inputs.size() > 1 ? init.const_inputs[1] : nullptr;
     if (w && IsHalfType(w->dtype())) w_widened_ = WidenToFloat(*w);  // once, not per run
+    // Channels last: a constant float32 W laid out as the GEMM's B once (depthwise windows read W itself).
+    if (channels_last_ && w && w->dtype() == DataType::kFloat && w->rank() == 4 && attrs_.group >= 1 &&
+        w->dim(0) % attrs_.group == 0 && !(attrs_.group > 1 && w->dim(1) == 1 && w->dim(0) == attrs_.group)) {
+      w_packed_ = PackedWeights<float>(*w);
+    }
   }
 
   // Y[n, m, o] = B[m] + sum_{c, k} W[m, c, k] * X[n, grp(m) * C/group + c, o * stride - pad_begin + k * dilation]
@@ -140,13 +188,13 @@ class ConvKernel final : public Kernel {
                 "the same type, got ", DataTypeName(x.dtype()), ", ", DataTypeName(w.dtype()),
                 b ? ", " + DataTypeName(b->dtype()) : std::string());
     switch (x.dtype()) {
-      case DataType::kFloat: ctx.outputs[0] = ConvTyped<float>(Geometry(x, w), x, w, b, act_, scratch_); break;
-      case DataType::kDouble: ctx.outputs[0] = ConvTyped<double>(Geometry(x, w), x, w, b, act_, scratch_); break;
+      case DataType::kFloat: ctx.outputs[0] = Typed<float>(x, w, b); break;
+      case DataType::kDouble: ctx.outputs[0] = Typed<double>(x, w, b); break;
       case DataType::kFloat16:
       case DataType::kBfloat16: {
         const Tensor w_float = w_widened_.empty_value() ? WidenToFloat(w) : w_widened_;
         const Tensor b_float = b ? WidenToFloat(*b) : Tensor();
-        const Tensor y = ConvTyped<float>(Geometry(x, w), WidenToFloat(x), w_float, b ? &b_float : nullptr, act_, scratch_);
+        const Tensor y = Typed<float>(WidenToFloat(x), w_float, b ? &b_float : nullptr);
         ctx.outputs[0] = NarrowFromFloat(y, x.dtype());
         break;
       }
@@ -157,10 +205,33 @@ class ConvKernel final : public Kernel {
   }
 
  private:
+  template <class T>
+  Tensor Typed(const Tensor& x, const Tensor& w, const Tensor* b) {
+    const ConvGeometry& g = Geometry(x, w);
+    const T* wt = nullptr;
+    if (g.channels_last && !(g.group > 1 && IsDepthwise(g))) {
+      const bool packed = std::is_same<T, float>::value && !w_packed_.empty_value();  // W is that constant
+      if (!packed) w_run_ = PackedWeights<T>(w);
+      wt = packed ? w_packed_.data<T>() : w_run_.data<T>();
+    }
+    return ConvTyped<T>(g, x, w, b, act_, wt, scratch_);
+  }
+
+  // W [M, C/group, KH, KW] as PackConvWeightsNhwc lays it out.
+  template <class T>
+  Tensor PackedWeights(const Tensor& w) const {
+    PTQ_ENFORCE(w.rank() == 4 && attrs_.group >= 1 && w.dim(0) % attrs_.group == 0, "input 'W' has shape ",
+                ShapeToString(w.shape()), "; expected [M, C / group, KH, KW] with M a multiple of group ", attrs_.group);
+    Tensor wt = Tensor::Uninitialized(w.dtype(), {w.size()});
+    PackConvWeightsNhwc(w.data<T>(), w.dim(0), w.dim(1), w.dim(2) * w.dim(3), attrs_.group, wt.data<T>());
+    return wt;
+  }
+
   // The geometry for these shapes, resolved once per distinct pair of shapes.
   const ConvGeometry& Geometry(const Tensor& x, const Tensor& w) {
     if (x.shape() != x_shape_ || w.shape() != w_shape_) {
-      geometry_ = ResolveConvGeometry(attrs_, x.shape(), w.shape());
+      geometry_ = channels_last_ ? ResolveConvGeometryChannelsLast(attrs_, x.shape(), w.shape())
+                                 : ResolveConvGeometry(attrs_, x.shape(), w.shape());
       x_shape_ = x.shape();
       w_shape_ = w.shape();
     }
@@ -168,8 +239,11 @@ class ConvKernel final : public Kernel {
   }
 
   ConvAttributes attrs_;
+  bool channels_last_;  // ptq.fused FusedConv of the session's channels-last layout
   ConvActivation act_;
   Tensor w_widened_;  // constant float16/bfloat16 W as float32
+  Tensor w_packed_;   // channels last: constant float32 W as the GEMM's B
+  Tensor w_run_;      // channels last: W as the GEMM's B, for a W that is not w_packed_
   Shape x_shape_, w_shape_;
   ConvGeometry geometry_;
   ScratchBuffer scratch_;  // im2col matrix

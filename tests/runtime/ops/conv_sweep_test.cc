@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstring>
 #include <limits>
 #include <random>
 
@@ -116,6 +117,19 @@ std::vector<double> ReferenceConv(const Tensor& x, const Tensor& w, const Tensor
   return y;
 }
 
+// v [N, C, H, W] (row-major) as [N, H, W, C].
+template <class T>
+std::vector<T> ToNhwc(const std::vector<T>& v, const Shape& s) {
+  std::vector<T> out(v.size());
+  const int64_t N = s[0], C = s[1], HW = s[2] * s[3];
+  for (int64_t n = 0; n < N; ++n) {
+    for (int64_t c = 0; c < C; ++c) {
+      for (int64_t p = 0; p < HW; ++p) out[static_cast<size_t>((n * HW + p) * C + c)] = v[static_cast<size_t>((n * C + c) * HW + p)];
+    }
+  }
+  return out;
+}
+
 TEST(ConvSweepTest, MatchesTheTapByTapReference) {
   std::mt19937 rng(7);
   for (int trial = 0; trial < 300; ++trial) {
@@ -136,6 +150,43 @@ TEST(ConvSweepTest, MatchesTheTapByTapReference) {
                         ShapeToString(win.strides), " dilations ", ShapeToString(win.dilations), " pads ",
                         ShapeToString(win.pads), " group ", group));
     ExpectClose(testing::RunOp("Conv", 11, a, {x, w, b}, 1, trial % 3 == 0)[0], ys, expected);
+    if (rank == 2) {  // the session's channels-last form (runtime/channels_last_layout.h)
+      a.Set("channels_last", IntAttr(1));
+      const std::vector<float> xv(x.data<float>(), x.data<float>() + x.size());
+      const Tensor x_nhwc = Tensor::FromVector<float>({xs[0], xs[2], xs[3], xs[1]}, ToNhwc(xv, xs));
+      const Tensor y = testing::RunOp("FusedConv", 1, a, {x_nhwc, w, b}, 1, trial % 3 == 0, "ptq.fused")[0];
+      ExpectClose(y, {ys[0], ys[2], ys[3], ys[1]}, ToNhwc(expected, ys));
+    }
+  }
+}
+
+// The channels-last depthwise kernel gives the bits of the channels-first one, with an activation.
+TEST(ConvSweepTest, ChannelsLastDepthwiseHasTheBitsOfChannelsFirst) {
+  std::mt19937 rng(17);
+  for (int trial = 0; trial < 40; ++trial) {
+    const Window win = RandomWindow(rng, 2, 1 + trial % 3);
+    const int64_t C = 5 + trial % 40, M = C * (1 + trial % 2);  // up to 44 channels: vector blocks and tails
+    Shape xs{1 + trial % 2, C}, ws{M, 1};
+    xs.insert(xs.end(), win.input.begin(), win.input.end());
+    ws.insert(ws.end(), win.kernel.begin(), win.kernel.end());
+    const Tensor x = RandomTensor(rng, xs), w = RandomTensor(rng, ws), b = RandomTensor(rng, {M});
+    Attributes a = WindowAttrs(win);
+    a.Set("group", IntAttr(C));
+    AttributeValue lo, hi;
+    lo.kind = hi.kind = AttributeValue::Kind::kFloat;
+    lo.f = -0.5f;
+    hi.f = 0.75f;
+    a.Set("activation_min", lo);
+    a.Set("activation_max", hi);
+    const Tensor first = testing::RunOp("FusedConv", 1, a, {x, w, b}, 1, false, "ptq.fused")[0];
+    a.Set("channels_last", IntAttr(1));
+    const std::vector<float> xv(x.data<float>(), x.data<float>() + x.size());
+    const Tensor x_nhwc = Tensor::FromVector<float>({xs[0], xs[2], xs[3], xs[1]}, ToNhwc(xv, xs));
+    const Tensor last = testing::RunOp("FusedConv", 1, a, {x_nhwc, w, b}, 1, trial % 2 == 0, "ptq.fused")[0];
+    const std::vector<float> want = ToNhwc(std::vector<float>(first.data<float>(), first.data<float>() + first.size()),
+                                           first.shape());
+    ASSERT_EQ(last.size(), static_cast<int64_t>(want.size())) << "trial " << trial;
+    EXPECT_EQ(0, std::memcmp(last.raw(), want.data(), want.size() * sizeof(float))) << "trial " << trial;
   }
 }
 
