@@ -50,6 +50,7 @@ struct Problem {
   F32Kernels kernels;
   GemmEpilogue<float> epilogue;
   const float* const* b_rows;  // B(k, n) = b_rows[k][n] when set (not transposed; always packed)
+  const float* prepacked;      // B packed by PackF32B (then b, b_rows and trans_b are not read)
 };
 
 // One N block times one K block: columns [n0, n0 + nc), k in [k0, k0 + kc).
@@ -310,10 +311,13 @@ void RunShare(const Problem& p, bool pack, Split split, int share) {
     const int64_t g0 = groups * in / split.tn, g1 = groups * (in + 1) / split.tn;
     const int64_t j0 = g0 * group, j1 = std::min(g1 * group, panels);
     if (j0 >= j1) continue;
-    float* packed = pack ? PackBuffer(kc * (j1 - j0) * kNr) : nullptr;
+    float* packed = pack && p.prepacked == nullptr ? PackBuffer(kc * (j1 - j0) * kNr) : nullptr;
     for (int64_t k0 = 0; k0 < p.K; k0 += kc) {
-      const Block blk{n0, nc, k0, std::min(kc, p.K - k0), packed, j0};
-      for (int64_t j = j0; pack && j < j1; ++j) PackPanel(p, blk, j);
+      // PackF32B's layout: N blocks one after the other, each its K blocks of all its panels.
+      const Block blk = p.prepacked != nullptr
+                            ? Block{n0, nc, k0, std::min(kc, p.K - k0), const_cast<float*>(p.prepacked) + n0 * p.K + k0 * panels * kNr, 0}
+                            : Block{n0, nc, k0, std::min(kc, p.K - k0), packed, j0};
+      for (int64_t j = j0; packed != nullptr && j < j1; ++j) PackPanel(p, blk, j);
       for (int64_t rb = rb0; rb < rb1; ++rb) {
         for (int64_t g = g0; g < g1; ++g) RunTile(p, blk, rb * kMr, std::min(kMr, p.M - rb * kMr), g * group, group);
       }
@@ -321,13 +325,10 @@ void RunShare(const Problem& p, bool pack, Split split, int share) {
   }
 }
 
-}  // namespace
-
-void GemmF32Avx2(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, float alpha, const float* a,
-                 int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc, F32Kernels kernels,
-                 const GemmEpilogue<float>& epilogue, const float* const* b_rows) {
-  const Problem p{trans_a, trans_b, M, N, K, alpha, a, lda, b, ldb, beta, c, ldc, kernels, epilogue, b_rows};
-  const bool pack = trans_b || b_rows != nullptr || (M > kInPlaceBMaxRows && K * N > kInPlaceBMaxFloats);
+// Runs the product, B packed per call when `pack` (or prepacked), shared between threads when large.
+void RunProblem(const Problem& p, bool pack) {
+  const int64_t M = p.M, N = p.N, K = p.K;
+  const F32Kernels kernels = p.kernels;
   const int64_t group = PanelsPerTile(kernels, M);
   const int64_t groups = ((std::min(kNc, N) + kNr - 1) / kNr + group - 1) / group;  // in a full N block
   const int threads = M * N * K > kParallelMinMacs && !omp_in_parallel() ? omp_get_max_threads() : 1;
@@ -341,10 +342,53 @@ void GemmF32Avx2(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, fl
   for (int s = omp_get_thread_num(); s < shares; s += omp_get_num_threads()) RunShare(p, pack, split, s);
 }
 
+}  // namespace
+
+void GemmF32Avx2(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, float alpha, const float* a,
+                 int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc, F32Kernels kernels,
+                 const GemmEpilogue<float>& epilogue, const float* const* b_rows) {
+  const Problem p{trans_a, trans_b, M, N, K, alpha, a, lda, b, ldb, beta, c, ldc, kernels, epilogue, b_rows, nullptr};
+  RunProblem(p, trans_b || b_rows != nullptr || (M > kInPlaceBMaxRows && K * N > kInPlaceBMaxFloats));
+}
+
+PackedF32B PackF32B(bool trans_b, int64_t K, int64_t N, const float* b, int64_t ldb) {
+  PackedF32B packed;
+  packed.K = K;
+  packed.N = N;
+  const int64_t k_blocks = (K + kMaxKc - 1) / kMaxKc;
+  const int64_t kc = K == 0 ? 0 : (K + k_blocks - 1) / k_blocks;
+  const int64_t all_panels = (N + kNr - 1) / kNr;
+  packed.data.resize(static_cast<size_t>(all_panels * kNr * K));
+  const Problem p{false, trans_b, 0, N, K, 1.0f, nullptr, 0, b, ldb, 0.0f, nullptr, 0, F32Kernels::kAvx2, {},
+                  nullptr, nullptr};
+  for (int64_t n0 = 0; n0 < N; n0 += kNc) {
+    const int64_t nc = std::min(kNc, N - n0);
+    const int64_t panels = (nc + kNr - 1) / kNr;
+    for (int64_t k0 = 0; k0 < K; k0 += kc) {
+      const Block blk{n0, nc, k0, std::min(kc, K - k0), packed.data.data() + n0 * K + k0 * panels * kNr, 0};
+      for (int64_t j = 0; j < panels; ++j) PackPanel(p, blk, j);
+    }
+  }
+  return packed;
+}
+
+void GemmF32Avx2Packed(int64_t M, float alpha, const float* a, int64_t lda, const PackedF32B& b, float beta, float* c,
+                       int64_t ldc, F32Kernels kernels, const GemmEpilogue<float>& epilogue) {
+  const Problem p{false, false, M, b.N, b.K, alpha, a, lda, nullptr, 0, beta, c, ldc, kernels, epilogue, nullptr,
+                  b.data.data()};
+  RunProblem(p, true);
+}
+
+
 #else  // not x86-64: GetCpuFeatures().avx2_fma is always false, so this is never called.
 
 void GemmF32Avx2(bool, bool, int64_t, int64_t, int64_t, float, const float*, int64_t, const float*, int64_t, float,
                  float*, int64_t, F32Kernels, const GemmEpilogue<float>&, const float* const*) {
+  std::abort();
+}
+PackedF32B PackF32B(bool, int64_t, int64_t, const float*, int64_t) { std::abort(); }
+void GemmF32Avx2Packed(int64_t, float, const float*, int64_t, const PackedF32B&, float, float*, int64_t, F32Kernels,
+                       const GemmEpilogue<float>&) {
   std::abort();
 }
 

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "runtime/kernels/gemm_f32/gemm_epilogue.h"
 
@@ -33,5 +34,21 @@ void GemmF32Avx2(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, fl
                  int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc,
                  F32Kernels kernels = BestF32Kernels(), const GemmEpilogue<float>& epilogue = {},
                  const float* const* b_rows = nullptr);
+
+// B packed once (a constant weight), in the layout GemmF32Avx2 packs it into on every call: the 16-column
+// panels of every (N block, K block). Results of GemmF32Avx2Packed equal GemmF32Avx2's bit for bit.
+struct PackedF32B {
+  int64_t K = 0, N = 0;
+  std::vector<float> data;
+};
+
+// B is [K, N] (or [N, K] when trans_b) with row stride ldb.
+// REQUIRES: GetCpuFeatures().avx2_fma (x86-64 only: elsewhere this aborts).
+PackedF32B PackF32B(bool trans_b, int64_t K, int64_t N, const float* b, int64_t ldb);
+
+// GemmF32Avx2(trans_a false, trans_b as packed, M, b.N, b.K, ...) on the packed B.
+// REQUIRES: as GemmF32Avx2; M > 0, b.K > 0, b.N > 0.
+void GemmF32Avx2Packed(int64_t M, float alpha, const float* a, int64_t lda, const PackedF32B& b, float beta, float* c,
+                       int64_t ldc, F32Kernels kernels = BestF32Kernels(), const GemmEpilogue<float>& epilogue = {});
 
 }  // namespace ptq

@@ -1,9 +1,11 @@
 // Gemm: C broadcast into the output, then one row-major GEMM accumulating onto it.
 #include "runtime/ops/math/gemm.h"
 
-#include <algorithm>
+#include <optional>
 
 #include "runtime/ops/math/float_compute.h"
+#include "runtime/cpu_features.h"
+#include "runtime/kernels/gemm_f32/gemm_f32_avx2.h"
 #include "runtime/kernels/gemm_f32/row_major_gemm.h"
 
 namespace ptq {
@@ -37,26 +39,10 @@ void BroadcastC(const Tensor& c, int64_t M, int64_t N, T* y) {
   }
 }
 
-// b [N, K] as [K, N].
-Tensor Transposed(const Tensor& b) {
-  const int64_t N = b.dim(0), K = b.dim(1);
-  Tensor t = Tensor::Uninitialized(b.dtype(), {K, N});
-  const float* src = b.data<float>();
-  float* dst = t.data<float>();
-  constexpr int64_t kTile = 32;
-  for (int64_t n0 = 0; n0 < N; n0 += kTile) {
-    for (int64_t k0 = 0; k0 < K; k0 += kTile) {
-      for (int64_t n = n0; n < std::min(N, n0 + kTile); ++n) {
-        for (int64_t k = k0; k < std::min(K, k0 + kTile); ++k) dst[k * N + n] = src[n * K + k];
-      }
-    }
-  }
-  return t;
-}
-
 // Y = alpha * A' * B' + beta * C; c may be null (treated as 0).
 template <class T>
-Tensor GemmTyped(const GemmParams& p, const Tensor& a, const Tensor& b, const Tensor* c) {
+Tensor GemmTyped(const GemmParams& p, const Tensor& a, const Tensor& b, const Tensor* c,
+                 const PackedF32B* packed = nullptr) {
   PTQ_ENFORCE(a.rank() == 2, "input 'A' has shape ", ShapeToString(a.shape()), "; expected a matrix (rank 2)");
   PTQ_ENFORCE(b.rank() == 2, "input 'B' has shape ", ShapeToString(b.shape()), "; expected a matrix (rank 2)");
   const int64_t M = p.trans_a ? a.dim(1) : a.dim(0);
@@ -72,6 +58,12 @@ Tensor GemmTyped(const GemmParams& p, const Tensor& a, const Tensor& b, const Te
   } else {
     beta = T(0);
   }
+  if constexpr (std::is_same<T, float>::value) {
+    if (packed != nullptr && !p.trans_a && M > 0) {
+      GemmF32Avx2Packed(M, static_cast<float>(p.alpha), a.data<float>(), a.dim(1), *packed, beta, y.data<float>(), N);
+      return y;
+    }
+  }
   RowMajorGemm<T>(p.trans_a, p.trans_b, M, N, K, static_cast<T>(p.alpha), a.data<T>(), a.dim(1), b.data<T>(), b.dim(1),
                   beta, y.data<T>(), N);
   return y;
@@ -86,10 +78,12 @@ class GemmKernel final : public Kernel {
     p_.beta = init.attrs->GetFloat("beta", 1.0f);
     const Tensor* b = init.const_inputs.size() > 1 ? init.const_inputs[1] : nullptr;
     if (b && IsHalfType(b->dtype())) b_widened_ = WidenToFloat(*b);  // once, not per run
-    // A constant float32 B stored [N, K] (transB, as torch exports Linear layers) is transposed once here,
-    // so that each run reads it in place instead of packing it again (a classifier head of 1000 x 1280
-    // took longer to pack than to multiply at batch 1).
-    if (b && b->dtype() == DataType::kFloat && b->rank() == 2 && p_.trans_b) b_transposed_ = Transposed(*b);
+    // A constant float32 B is packed once here, not on every run (a classifier head of 1000 x 1280 with
+    // transB, as torch exports Linear layers, took longer to pack than to multiply at batch 1).
+    if (b && b->dtype() == DataType::kFloat && b->rank() == 2 && b->size() > 0 && GetCpuFeatures().avx2_fma) {
+      b_packed_ = PackF32B(p_.trans_b, p_.trans_b ? b->dim(1) : b->dim(0), p_.trans_b ? b->dim(0) : b->dim(1),
+                           b->data<float>(), b->dim(1));
+    }
   }
 
   void Run(KernelContext& ctx) override {
@@ -102,13 +96,7 @@ class GemmKernel final : public Kernel {
                 " but 'A' has type ", DataTypeName(a.dtype()));
     switch (a.dtype()) {
       case DataType::kFloat:
-        if (!b_transposed_.empty_value()) {
-          GemmParams p = p_;
-          p.trans_b = false;
-          ctx.outputs[0] = GemmTyped<float>(p, a, b_transposed_, c);
-        } else {
-          ctx.outputs[0] = GemmTyped<float>(p_, a, b, c);
-        }
+        ctx.outputs[0] = GemmTyped<float>(p_, a, b, c, b_packed_ ? &*b_packed_ : nullptr);  // b_packed_ is b's
         break;
       case DataType::kDouble: ctx.outputs[0] = GemmTyped<double>(p_, a, b, c); break;
       case DataType::kInt32: ctx.outputs[0] = GemmTyped<int32_t>(p_, a, b, c); break;
@@ -131,8 +119,8 @@ class GemmKernel final : public Kernel {
 
  private:
   GemmParams p_;
-  Tensor b_widened_;     // constant float16/bfloat16 B as float32
-  Tensor b_transposed_;  // constant float32 B with transB, as [K, N]
+  Tensor b_widened_;                    // constant float16/bfloat16 B as float32
+  std::optional<PackedF32B> b_packed_;  // constant float32 B, packed for GemmF32Avx2Packed
 };
 
 }  // namespace

@@ -13,6 +13,8 @@
 #include "runtime/kernels/conv/im2col.h"
 #include "runtime/kernels/conv/im2row_nhwc.h"
 #include "runtime/kernels/conv/wide_im2col.h"
+#include "runtime/cpu_features.h"
+#include "runtime/kernels/gemm_f32/gemm_f32_avx2.h"
 #include "runtime/kernels/gemm_f32/row_major_gemm.h"
 #include "runtime/ops/math/float_compute.h"
 #include "runtime/ops/tensor/scratch_buffer.h"
@@ -90,13 +92,21 @@ void ConvIm2Col(const ConvGeometry& g, const T* x, const T* w, const T* bias, Ge
   }
 }
 
+// The weights of a channels-last convolution as the GEMM's B of each group: kn [K, M / group] per group
+// (PackConvWeightsNhwc), or, for constant float32 weights on AVX2 CPUs, packed once per group.
+template <class T>
+struct NhwcWeights {
+  const T* kn = nullptr;
+  const std::vector<PackedF32B>* packed = nullptr;
+};
+
 // Channels last (x [N, H, W, C], y [N, OH, OW, M]; 2 spatial dims): depthwise windows by the direct
 // kernel; a pointwise window of one group is one GEMM on x itself; otherwise, per image, group and block of
-// output lines, Im2RowNhwc rows times wt (the weights as PackConvWeightsNhwc lays them out) into the
-// group's columns of y, the bias added along columns and the activation applied as each output is stored.
+// output lines, Im2RowNhwc rows times the group's weights into its columns of y, the bias added along
+// columns and the activation applied as each output is stored.
 template <class T>
-void ConvNhwc(const ConvGeometry& g, const T* x, const T* w, const T* wt, const T* bias, GemmEpilogue<T> epi, T* y,
-              ScratchBuffer& scratch) {
+void ConvNhwc(const ConvGeometry& g, const T* x, const T* w, const NhwcWeights<T>& wts, const T* bias,
+              GemmEpilogue<T> epi, T* y, ScratchBuffer& scratch) {
   if (g.group > 1 && IsDepthwise(g)) {
     DepthwiseConvNhwc(x, w, bias, g, y, epi);
     return;
@@ -104,9 +114,19 @@ void ConvNhwc(const ConvGeometry& g, const T* x, const T* w, const T* wt, const 
   const int64_t cg = g.in_channels_per_group(), mg = g.out_channels_per_group(), C = g.in_channels;
   const int64_t M = g.out_channels, K = cg * Product(g.window.kernel);
   const int64_t in_size = Product(g.window.input), OH = g.window.output[0], OW = g.window.output[1];
+  // out [rows, mg] (row stride M) = a [rows, K] (row stride lda) * B of group grp, + epilogue.
+  auto gemm = [&](int64_t grp, int64_t rows, const T* a, int64_t lda, T* out) {
+    epi.col_bias = bias != nullptr ? bias + grp * mg : nullptr;
+    if constexpr (std::is_same<T, float>::value) {
+      if (wts.packed != nullptr) {
+        GemmF32Avx2Packed(rows, 1.0f, a, lda, (*wts.packed)[static_cast<size_t>(grp)], 0.0f, out, M, BestF32Kernels(), epi);
+        return;
+      }
+    }
+    RowMajorGemm<T>(false, false, rows, mg, K, T(1), a, lda, wts.kn + grp * K * mg, mg, T(0), out, M, epi);
+  };
   if (g.group == 1 && IsPointwise(g.window)) {
-    epi.col_bias = bias;
-    RowMajorGemm<T>(false, false, g.batch * in_size, M, C, T(1), x, C, wt, M, T(0), y, M, epi);
+    gemm(0, g.batch * in_size, x, C, y);
     return;
   }
   // Output lines per GEMM: rows of about kRowsBudget values in all.
@@ -116,12 +136,10 @@ void ConvNhwc(const ConvGeometry& g, const T* x, const T* w, const T* wt, const 
   for (int64_t n = 0; n < g.batch; ++n) {
     const T* image = x + n * in_size * C;
     for (int64_t grp = 0; grp < g.group; ++grp) {
-      epi.col_bias = bias != nullptr ? bias + grp * mg : nullptr;
       for (int64_t l0 = 0; l0 < OH; l0 += lines) {
         const int64_t l1 = std::min(OH, l0 + lines);
         Im2RowNhwc(image, C, grp * cg, cg, g.window, l0, l1, rows);
-        T* out = y + ((n * OH + l0) * OW) * M + grp * mg;
-        RowMajorGemm<T>(false, false, (l1 - l0) * OW, mg, K, T(1), rows, K, wt + grp * K * mg, mg, T(0), out, M, epi);
+        gemm(grp, (l1 - l0) * OW, rows, K, y + ((n * OH + l0) * OW) * M + grp * mg);
       }
     }
   }
@@ -132,7 +150,7 @@ void ConvNhwc(const ConvGeometry& g, const T* x, const T* w, const T* wt, const 
 // activation (a fused Relu or Clip, when act.clamp) is applied as each output is stored.
 template <class T>
 Tensor ConvTyped(const ConvGeometry& g, const Tensor& x, const Tensor& w, const Tensor* b, const ConvActivation& act,
-                 const T* wt, ScratchBuffer& scratch) {
+                 const NhwcWeights<T>& wts, ScratchBuffer& scratch) {
   PTQ_ENFORCE(!b || b->size() == g.out_channels, "input 'B' has shape ", ShapeToString(b ? b->shape() : Shape{}),
               "; expected [", g.out_channels, "] (one bias per output channel)");
   Tensor y = Tensor::Uninitialized(x.dtype(), g.output_shape());
@@ -146,7 +164,7 @@ Tensor ConvTyped(const ConvGeometry& g, const Tensor& x, const Tensor& w, const 
   epi.lo = static_cast<T>(act.lo);
   epi.hi = static_cast<T>(act.hi);
   if (g.channels_last) {
-    ConvNhwc(g, px, pw, wt, bias, epi, py, scratch);
+    ConvNhwc(g, px, pw, wts, bias, epi, py, scratch);
   } else if (g.group > 1 && IsDepthwise(g)) {
     for (int64_t i = 0; i < g.batch * g.out_channels; ++i) {
       std::fill(py + i * out_size, py + (i + 1) * out_size, bias ? bias[i % g.out_channels] : T(0));
@@ -172,10 +190,15 @@ class ConvKernel final : public Kernel {
     }
     const Tensor* w = init.const_inputs.size() > 1 ? init.const_inputs[1] : nullptr;
     if (w && IsHalfType(w->dtype())) w_widened_ = WidenToFloat(*w);  // once, not per run
-    // Channels last: a constant float32 W laid out as the GEMM's B once (depthwise windows read W itself).
+    // Channels last: a constant float32 W packed as each group's GEMM B once (depthwise windows read W).
     if (channels_last_ && w && w->dtype() == DataType::kFloat && w->rank() == 4 && attrs_.group >= 1 &&
-        w->dim(0) % attrs_.group == 0 && !(attrs_.group > 1 && w->dim(1) == 1 && w->dim(0) == attrs_.group)) {
-      w_packed_ = PackedWeights<float>(*w);
+        w->dim(0) % attrs_.group == 0 && !(attrs_.group > 1 && w->dim(1) == 1 && w->dim(0) == attrs_.group) &&
+        GetCpuFeatures().avx2_fma) {
+      const Tensor kn = LaidOut<float>(*w);
+      const int64_t mg = w->dim(0) / attrs_.group, K = w->size() / w->dim(0);
+      for (int64_t grp = 0; grp < attrs_.group; ++grp) {
+        w_packed_.push_back(PackF32B(false, K, mg, kn.data<float>() + grp * K * mg, mg));
+      }
     }
   }
 
@@ -208,18 +231,21 @@ class ConvKernel final : public Kernel {
   template <class T>
   Tensor Typed(const Tensor& x, const Tensor& w, const Tensor* b) {
     const ConvGeometry& g = Geometry(x, w);
-    const T* wt = nullptr;
+    NhwcWeights<T> wts;
     if (g.channels_last && !(g.group > 1 && IsDepthwise(g))) {
-      const bool packed = std::is_same<T, float>::value && !w_packed_.empty_value();  // W is that constant
-      if (!packed) w_run_ = PackedWeights<T>(w);
-      wt = packed ? w_packed_.data<T>() : w_run_.data<T>();
+      if (std::is_same<T, float>::value && !w_packed_.empty()) {  // W is that constant
+        wts.packed = &w_packed_;
+      } else {
+        w_run_ = LaidOut<T>(w);
+        wts.kn = w_run_.data<T>();
+      }
     }
-    return ConvTyped<T>(g, x, w, b, act_, wt, scratch_);
+    return ConvTyped<T>(g, x, w, b, act_, wts, scratch_);
   }
 
   // W [M, C/group, KH, KW] as PackConvWeightsNhwc lays it out.
   template <class T>
-  Tensor PackedWeights(const Tensor& w) const {
+  Tensor LaidOut(const Tensor& w) const {
     PTQ_ENFORCE(w.rank() == 4 && attrs_.group >= 1 && w.dim(0) % attrs_.group == 0, "input 'W' has shape ",
                 ShapeToString(w.shape()), "; expected [M, C / group, KH, KW] with M a multiple of group ", attrs_.group);
     Tensor wt = Tensor::Uninitialized(w.dtype(), {w.size()});
@@ -242,8 +268,8 @@ class ConvKernel final : public Kernel {
   bool channels_last_;  // ptq.fused FusedConv of the session's channels-last layout
   ConvActivation act_;
   Tensor w_widened_;  // constant float16/bfloat16 W as float32
-  Tensor w_packed_;   // channels last: constant float32 W as the GEMM's B
-  Tensor w_run_;      // channels last: W as the GEMM's B, for a W that is not w_packed_
+  std::vector<PackedF32B> w_packed_;  // channels last: constant float32 W packed as each group's GEMM B
+  Tensor w_run_;                      // channels last: W laid out per run, for a W that is not packed
   Shape x_shape_, w_shape_;
   ConvGeometry geometry_;
   ScratchBuffer scratch_;  // im2col matrix

@@ -256,6 +256,32 @@ TEST(GemmF32Avx2, EpilogueAddsRowOrColumnBiasThenClamps) {
   }
 }
 
+// B packed once gives the bits of B packed (or read in place) on every call: several N and K blocks,
+// partial panels, transposed or not, with an epilogue, alone and in threads.
+TEST(GemmF32Avx2, PrepackedBGivesTheSameBits) {
+  PTQ_REQUIRE_AVX2();
+  std::mt19937 rng(17);
+  constexpr int64_t kN = 1100, kK = 530;  // 3 N blocks (the last partial), 3 K blocks
+  std::vector<float> bias(kN);
+  for (size_t i = 0; i < bias.size(); ++i) bias[i] = 0.01f * static_cast<float>(i % 17);
+  for (bool trans_b : {false, true}) {
+    const Matrix b(trans_b ? kN : kK, trans_b ? kK : kN, 0, rng, 0.0f);
+    const PackedF32B packed = PackF32B(trans_b, kK, kN, b.data, b.ld);
+    for (int64_t M : {1, 7, 50}) {
+      const Matrix a(M, kK, 0, rng, 0.0f);
+      for (F32Kernels kernels : RunnableKernels()) {
+        GemmEpilogue<float> epi;
+        epi.col_bias = bias.data();
+        std::vector<float> want(static_cast<size_t>(M * kN)), got(want.size());
+        GemmF32Avx2(false, trans_b, M, kN, kK, 1.0f, a.data, a.ld, b.data, b.ld, 0.0f, want.data(), kN, kernels, epi);
+        GemmF32Avx2Packed(M, 1.0f, a.data, a.ld, packed, 0.0f, got.data(), kN, kernels, epi);
+        EXPECT_EQ(0, std::memcmp(want.data(), got.data(), want.size() * sizeof(float)))
+            << "trans_b=" << trans_b << " M=" << M << " " << Name(kernels);
+      }
+    }
+  }
+}
+
 TEST(GemmF32Avx2, ThreadCountDoesNotChangeBits) {
   PTQ_REQUIRE_AVX2();
   std::mt19937 rng(11);

@@ -156,8 +156,8 @@ TEST(GemmTest, EveryTransposeAndBiasShapeWithAlphaBeta) {
   }
 }
 
-TEST(GemmTest, ConstantTransposedWeightsGiveTheBitsOfThePackedPath) {
-  // A classifier head: B [N, K] with transB, constant (transposed once when the kernel is made) or not.
+TEST(GemmTest, ConstantWeightsPackedOnceGiveTheBitsOfPackingOnEveryRun) {
+  // A classifier head: B [N, K] with transB, constant (packed once when the kernel is made) or not.
   Attributes attrs;
   attrs.Set("transB", IntAttr(1));
   for (int64_t M : {1, 3, 9}) {
