@@ -18,7 +18,7 @@ template <class T>
 void DepthwiseConvNhwc(const T* x, const T* w, const T* bias, const ConvGeometry& g, T* y,
                        const GemmEpilogue<T>& activation);
 
-// Int8DepthwiseConv (depthwise_conv.h) with channels last, the same results: x is padded with
+// Int8DepthwiseConv (depthwise_conv.h) with channels last, the same results: taps outside x read
 // x_zero_point, sum_t x * (w - w_zero_point) is taken exactly in float32 lanes and
 // x_zero_point * sum_t (w - w_zero_point) is taken off in int32 with the bias.
 // REQUIRES: IsDepthwise(g), g.channels_last, 2 spatial dimensions, kernel points <= kMaxExactDepthwiseTaps.
