@@ -2,6 +2,8 @@
 // input, the rest as (wide) im2col + GEMM; bias and activation applied as the outputs are stored.
 #include "runtime/ops/nn/conv.h"
 
+#include <omp.h>
+
 #include <algorithm>
 #include <vector>
 
@@ -129,19 +131,31 @@ void ConvNhwc(const ConvGeometry& g, const T* x, const T* w, const NhwcWeights<T
     gemm(0, g.batch * in_size, x, C, y);
     return;
   }
-  // Output lines per GEMM: rows of about kRowsBudget values in all.
+  // Units of work: (image, group, block of output lines), each im2row'd and multiplied by one thread;
+  // blocks hold rows of about kRowsBudget values, and enough blocks for every thread when the product is
+  // large enough to share (a row's result does not depend on the rows it is computed with).
   constexpr int64_t kRowsBudget = int64_t{1} << 19;
-  const int64_t lines = std::max<int64_t>(1, std::min(OH, kRowsBudget / std::max<int64_t>(1, OW * K)));
-  T* rows = scratch.Get<T>(static_cast<size_t>(lines * OW * K));
-  for (int64_t n = 0; n < g.batch; ++n) {
-    const T* image = x + n * in_size * C;
-    for (int64_t grp = 0; grp < g.group; ++grp) {
-      for (int64_t l0 = 0; l0 < OH; l0 += lines) {
-        const int64_t l1 = std::min(OH, l0 + lines);
-        Im2RowNhwc(image, C, grp * cg, cg, g.window, l0, l1, rows);
-        gemm(grp, (l1 - l0) * OW, rows, K, y + ((n * OH + l0) * OW) * M + grp * mg);
-      }
-    }
+  constexpr int64_t kParallelMacs = int64_t{1} << 22;
+  const int threads = omp_in_parallel() || g.batch * OH * OW * K * M < kParallelMacs ? 1 : omp_get_max_threads();
+  int64_t lines = std::max<int64_t>(1, std::min(OH, kRowsBudget / std::max<int64_t>(1, OW * K)));
+  if (threads > 1 && g.batch * g.group < threads) lines = std::min(lines, (OH + threads - 1) / threads);
+  const int64_t blocks = (OH + lines - 1) / lines, units = g.batch * g.group * blocks;
+  auto run = [&](int64_t u, T* rows) {
+    const int64_t n = u / (g.group * blocks), grp = u / blocks % g.group, l0 = u % blocks * lines;
+    const int64_t l1 = std::min(OH, l0 + lines);
+    Im2RowNhwc(x + n * in_size * C, C, grp * cg, cg, g.window, l0, l1, rows);
+    gemm(grp, (l1 - l0) * OW, rows, K, y + ((n * OH + l0) * OW) * M + grp * mg);
+  };
+  if (threads == 1) {
+    T* rows = scratch.Get<T>(static_cast<size_t>(lines * OW * K));
+    for (int64_t u = 0; u < units; ++u) run(u, rows);
+    return;
+  }
+#pragma omp parallel for schedule(static) num_threads(threads)
+  for (int64_t u = 0; u < units; ++u) {
+    thread_local std::vector<T> rows;
+    rows.resize(static_cast<size_t>(lines * OW * K));
+    run(u, rows.data());
   }
 }
 

@@ -2,6 +2,7 @@
 // pads, ceil_mode, count_include_pad, output_padding) comparing the fast Conv, ConvTranspose, MaxPool
 // and AveragePool kernels with plain tap-by-tap references written here from the ONNX definitions.
 #include <gtest/gtest.h>
+#include <omp.h>
 
 #include <algorithm>
 #include <cstring>
@@ -158,6 +159,25 @@ TEST(ConvSweepTest, MatchesTheTapByTapReference) {
       ExpectClose(y, {ys[0], ys[2], ys[3], ys[1]}, ToNhwc(expected, ys));
     }
   }
+}
+
+// A channels-last convolution large enough to share its output lines between threads gives the same bits
+// on one thread and on three (more threads than cores: the shares fall differently).
+TEST(ConvSweepTest, ChannelsLastConvGivesTheSameBitsOnAnyThreadCount) {
+  std::mt19937 rng(19);
+  Window win{{3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, {45, 38}};
+  const Tensor x = RandomTensor(rng, {2, 45, 38, 24}), w = RandomTensor(rng, {40, 12, 3, 3}), b = RandomTensor(rng, {40});
+  Attributes a = WindowAttrs(win);
+  a.Set("group", IntAttr(2));
+  a.Set("channels_last", IntAttr(1));
+  const int saved = omp_get_max_threads();
+  omp_set_num_threads(1);
+  const Tensor one = testing::RunOp("FusedConv", 1, a, {x, w, b}, 1, true, "ptq.fused")[0];
+  omp_set_num_threads(3);
+  const Tensor three = testing::RunOp("FusedConv", 1, a, {x, w, b}, 1, true, "ptq.fused")[0];
+  omp_set_num_threads(saved);
+  ASSERT_EQ(one.shape(), (Shape{2, 45, 38, 40}));
+  EXPECT_EQ(0, std::memcmp(one.raw(), three.raw(), one.nbytes()));
 }
 
 // The channels-last depthwise kernel gives the bits of the channels-first one, with an activation.
