@@ -102,7 +102,7 @@ class Converter {
     const GraphIndex index(g_);
     for (size_t i : TopologicalOrder(index)) {
       const Node& n = g_.nodes[i];
-      if (!Convert(n) && !Follow(n)) Keep(n);
+      if (!Convert(n) && !Pool(n) && !Follow(n)) Keep(n);
     }
     for (const ValueInfo& o : g_.outputs) Nchw(o.name);
     if (count) *count = count_;
@@ -207,6 +207,28 @@ class Converter {
     for (size_t i = 1; i < c.inputs.size(); ++i) Nchw(c.inputs[i]);
     nodes_.push_back(std::move(c));
     ++count_.convs;
+    return true;
+  }
+
+  // A global average pool of a tensor with a twin: [N, 1, 1, C] channels last, which holds the values of
+  // [N, C, 1, 1] in the same order (a Transpose back is free: a view).
+  bool Pool(const Node& n) {
+    const bool float_pool = n.domain.empty() && n.op_type == "GlobalAveragePool";
+    const bool int_pool = n.domain == kFusedDomain && n.op_type == "QLinearGlobalAveragePool";
+    if ((!float_pool && !int_pool) || n.inputs.empty() || n.outputs.size() != 1 || !twin_.count(n.inputs[0])) {
+      return false;
+    }
+    Node p = n;
+    p.domain = kFusedDomain;
+    AttributeValue on;
+    on.kind = AttributeValue::Kind::kInt;
+    on.i = 1;
+    p.attrs.Set(kChannelsLast, on);
+    p.inputs[0] = twin_[n.inputs[0]];
+    for (size_t i = 1; i < p.inputs.size(); ++i) Nchw(p.inputs[i]);
+    p.outputs = {twin_[n.outputs[0]] = Fresh(n.outputs[0] + "/nhwc")};
+    nodes_.push_back(std::move(p));
+    ++count_.followers;
     return true;
   }
 

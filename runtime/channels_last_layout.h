@@ -8,7 +8,8 @@
 namespace ptq {
 
 // The attribute that makes a ptq.fused QLinearConv, ConvIntegerToFloat or FusedConv take x as
-// [N, H, W, C] and write y as [N, OH, OW, M] (ConvGeometry::channels_last).
+// [N, H, W, C] and write y as [N, OH, OW, M] (ConvGeometry::channels_last), and a ptq.fused
+// GlobalAveragePool or QLinearGlobalAveragePool take x as [N, H, W, C] and write [N, 1, 1, C].
 constexpr const char* kChannelsLast = "channels_last";
 
 struct ChannelsLastCount {
@@ -28,6 +29,8 @@ struct ChannelsLastCount {
 //    QLinearAdd/QLinearMul/LookupTable with per-tensor parameters) whose computed inputs all have a
 //    channels-last twin replaced by its copy on the twins (constant inputs of rank 4 or less transposed
 //    once, scalars as they are), writing twins in turn;
+//  - every GlobalAveragePool (float) and ptq.fused QLinearGlobalAveragePool of a tensor with a twin
+//    replaced by the ptq.fused op with channels_last = 1 writing [N, 1, 1, C] (counted as a follower);
 //  - a Transpose (perm 0 2 3 1) making the twin of each tensor a converted node reads that has none, and a
 //    Transpose (perm 0 3 1 2) making the tensor itself back from its twin where another node or a graph
 //    output reads it.

@@ -3,8 +3,10 @@
 
 #include <omp.h>
 
+#include <algorithm>
 #include <vector>
 
+#include "runtime/channels_last_layout.h"
 #include "runtime/ops/nn/pool_window.h"
 #include "runtime/quant_math.h"
 #include "runtime/shape_util.h"
@@ -54,6 +56,28 @@ void ForEachPlane(int64_t planes, int64_t elements, const F& f) {
   for (int64_t i = 0; i < planes; ++i) f(i);
 }
 
+// Channels last: the sums of each channel over the positions of an image, added a row of channels at a time.
+template <class T>
+void GlobalPoolChannelsLast(const Tensor& x, const PoolParams& p, Tensor& y) {
+  const int64_t C = x.dim(x.rank() - 1);
+  const int64_t size = SizeOfRange(x.shape(), 1, x.rank() - 1);
+  PTQ_ENFORCE(size < (int64_t{1} << 23), "input 'X' has planes of ", size, " values; at most 2^23 are summed exactly");
+  const float multiplier = Multiplier(p, static_cast<float>(size));
+  std::vector<int32_t> sum(static_cast<size_t>(C));
+  for (int64_t n = 0; n < x.dim(0); ++n) {
+    std::fill(sum.begin(), sum.end(), 0);
+    for (int64_t s = 0; s < size; ++s) {
+      const T* row = x.data<T>() + (n * size + s) * C;
+      for (int64_t c = 0; c < C; ++c) sum[static_cast<size_t>(c)] += row[c];
+    }
+    T* out = y.data<T>() + n * C;
+    for (int64_t c = 0; c < C; ++c) {
+      const int32_t acc = sum[static_cast<size_t>(c)] - static_cast<int32_t>(size) * p.x_zero_point;
+      out[c] = static_cast<T>(RequantizeValue(acc, multiplier, p.y_zero_point, p.range.qmin, p.range.qmax));
+    }
+  }
+}
+
 template <class T>
 void GlobalPool(const Tensor& x, const PoolParams& p, Tensor& y) {
   const int64_t planes = x.dim(0) * x.dim(1);
@@ -73,22 +97,27 @@ void GlobalPool(const Tensor& x, const PoolParams& p, Tensor& y) {
 
 class QLinearGlobalAveragePoolKernel final : public Kernel {
  public:
-  explicit QLinearGlobalAveragePoolKernel(const KernelInit&) {}
+  explicit QLinearGlobalAveragePoolKernel(const KernelInit& init)
+      : channels_last_(init.attrs->GetInt(kChannelsLast, 0) != 0) {}
 
   void Run(KernelContext& ctx) override {
     const PoolParams p = ReadParams(ctx);
     const Tensor& x = ctx.required_input(0);
     Shape ys(x.shape().size(), 1);
     ys[0] = x.dim(0);
-    ys[1] = x.dim(1);
+    ys[channels_last_ ? ys.size() - 1 : 1] = x.dim(channels_last_ ? x.rank() - 1 : 1);
     Tensor y = Tensor::Uninitialized(x.dtype(), ys);
-    if (x.dtype() == DataType::kInt8) {
-      GlobalPool<int8_t>(x, p, y);
+    const bool s8 = x.dtype() == DataType::kInt8;
+    if (channels_last_) {
+      s8 ? GlobalPoolChannelsLast<int8_t>(x, p, y) : GlobalPoolChannelsLast<uint8_t>(x, p, y);
     } else {
-      GlobalPool<uint8_t>(x, p, y);
+      s8 ? GlobalPool<int8_t>(x, p, y) : GlobalPool<uint8_t>(x, p, y);
     }
     ctx.outputs[0] = std::move(y);
   }
+
+ private:
+  bool channels_last_;  // x [N, D.., C], y [N, 1.., C]: the session's channels-last layout
 };
 
 class QLinearAveragePoolKernel final : public Kernel {
