@@ -35,7 +35,7 @@ bool FollowRuleOf(const Node& n, FollowRule* rule) {
     for (size_t i = 0; i < n.inputs.size(); ++i) rule->data.push_back(i);
   } else if (n.domain == kFusedDomain && (n.op_type == "QLinearAdd" || n.op_type == "QLinearMul")) {
     *rule = {{0, 3}, true};
-  } else if (n.domain == kFusedDomain && n.op_type == "Gelu") {
+  } else if (n.domain == kFusedDomain && (n.op_type == "Gelu" || n.op_type == "Silu")) {
     *rule = {{0}, true};
   } else if (n.domain == kFusedDomain && n.op_type == "LookupTable") {
     *rule = {{0}, false};

@@ -11,6 +11,7 @@ Graph FuseFloatPatterns(const Graph& graph, FloatFusionCount* count) {
     FuseConvActivations(index, &out, &fused);
     FuseLayerNorms(index, &out, &fused);
     FuseGelus(index, &out, &fused);
+    FuseSilus(index, &out, &fused);
     if (fused.total() > 0) {
       if (count) *count = fused;
       return out.Finish(false);

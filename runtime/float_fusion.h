@@ -1,5 +1,5 @@
 // Fused execution of float patterns, as ONNX Runtime's graph optimizer fuses them: Conv -> Relu / Clip,
-// LayerNorm and GELU written out op by op (what torch exports below opsets 17 and 20).
+// LayerNorm and GELU written out op by op (what torch exports below opsets 17 and 20), SiLU.
 #pragma once
 
 #include "runtime/graph.h"
@@ -12,8 +12,9 @@ struct FloatFusionCount {
   int conv_activations = 0;  // -> ptq.fused FusedConv
   int layer_norms = 0;       // -> ptq.fused LayerNormalization
   int gelus = 0;             // -> ptq.fused Gelu
+  int silus = 0;             // -> ptq.fused Silu
 
-  int total() const { return conv_activations + layer_norms + gelus; }
+  int total() const { return conv_activations + layer_norms + gelus + silus; }
 };
 
 // Returns `graph` (the main graph only, not subgraphs) with each pattern below replaced by one node that
@@ -32,5 +33,7 @@ void FuseLayerNorms(const GraphIndex& index, GraphEdit* out, FloatFusionCount* c
 // x * 0.5 * (1 + Erf(x / sqrt(2))) in torch's order and its commutations -> Gelu; and the tanh form
 // x * 0.5 * (1 + Tanh(sqrt(2 / pi) * (x + 0.044715 * x^3))) -> Gelu(approximate "tanh") (gelu_fusion.cc).
 void FuseGelus(const GraphIndex& index, GraphEdit* out, FloatFusionCount* count);
+// Mul(x, Sigmoid(x)), the Sigmoid read only there -> Silu (the same bits; silu_fusion.cc).
+void FuseSilus(const GraphIndex& index, GraphEdit* out, FloatFusionCount* count);
 
 }  // namespace ptq

@@ -151,6 +151,23 @@ TEST(FloatFusion, GelusInErfAndTanhFormsBecomeOneNode) {
   ExpectClose(g, {{"x", Randn(rng, {4, 33}, 2.0f)}}, kFusedTolerance);
 }
 
+TEST(FloatFusion, SiluBecomesOneNodeWithTheSameBits) {
+  std::mt19937 rng(4);
+  ModelBuilder b(13);
+  b.Input("x", DataType::kFloat, {3, 50});
+  b.Node("Sigmoid", {"x"}, {"s1"});
+  b.Node("Mul", {"x", "s1"}, {"silu"});
+  b.Node("Sigmoid", {"x"}, {"s2"});
+  b.Node("Mul", {"s2", "x"}, {"silu_commuted"});
+  b.Node("Sigmoid", {"x"}, {"s3"});  // also a graph output: stays
+  b.Node("Mul", {"x", "s3"}, {"kept"});
+  for (const char* o : {"silu", "silu_commuted", "kept", "s3"}) b.Output(o, DataType::kFloat);
+  const auto g = std::make_shared<const Graph>(GraphFromModel(b.model(), "", "silu.onnx"));
+  Session s(g);
+  EXPECT_EQ(s.fused_float().silus, 2);
+  ExpectClose(g, {{"x", Randn(rng, {3, 50}, 4.0f)}}, 0.0);
+}
+
 TEST(FloatFusion, PatternsWithOutsideReadersOrOtherConstantsStayAsWritten) {
   std::mt19937 rng(3);
   ModelBuilder b(13);

@@ -46,6 +46,7 @@
 #include "runtime/ops/math/relu.h"
 #include "runtime/ops/math/round.h"
 #include "runtime/ops/math/sigmoid.h"
+#include "runtime/ops/math/silu.h"
 #include "runtime/ops/math/sign.h"
 #include "runtime/ops/math/sin.h"
 #include "runtime/ops/math/softmax.h"
@@ -127,6 +128,7 @@ void RegisterMathOps(OpRegistry& r) {
   r.Add({"", "Gelu", 20, 21, MakeGelu});
   // GELU written out op by op, as the session fuses it (runtime/float_fusion.h).
   r.Add({"ptq.fused", "Gelu", 1, 1, MakeGelu});
+  r.Add({"ptq.fused", "Silu", 1, 1, MakeSilu});
   r.Add({"", "Softmax", 1, 21, MakeSoftmax});
   r.Add({"", "LogSoftmax", 1, 21, MakeLogSoftmax});
   r.Add({"", "Hardmax", 1, 21, MakeHardmax});
