@@ -148,11 +148,15 @@ I SaturateCast(F v) {
 // Loops over float arrays are compiled twice: for the baseline ISA and, on x86-64, for AVX2 (8 lanes
 // instead of 4), chosen per call by GetCpuFeatures(). The same operations run in both (no FMA
 // contraction: -ffp-contract=off), so both give the same bits.
+// The unary and binary maps below also have an AVX-512 clone (16 lanes), for the transcendental maps
+// (Sigmoid, Silu, Gelu, Exp, Tanh) whose cost is arithmetic rather than memory.
 #if defined(__x86_64__)
 #define PTQ_TARGET_AVX2 __attribute__((target("avx2")))
+#define PTQ_TARGET_AVX512 __attribute__((target("avx512f")))
 #define PTQ_HAS_AVX2_CLONES 1
 #else
 #define PTQ_TARGET_AVX2
+#define PTQ_TARGET_AVX512
 #define PTQ_HAS_AVX2_CLONES 0
 #endif
 
@@ -161,6 +165,16 @@ template <class In, class Out>
 bool UseAvx2Clone() {
   if constexpr (PTQ_HAS_AVX2_CLONES && std::is_same<In, float>::value && std::is_same<Out, float>::value) {
     return GetCpuFeatures().avx2_fma;
+  } else {
+    return false;
+  }
+}
+
+// True when the AVX-512 clone of a map over float arrays should run.
+template <class In, class Out>
+bool UseAvx512Clone() {
+  if constexpr (PTQ_HAS_AVX2_CLONES && std::is_same<In, float>::value && std::is_same<Out, float>::value) {
+    return GetCpuFeatures().avx512f;
   } else {
     return false;
   }
@@ -178,8 +192,14 @@ PTQ_TARGET_AVX2 void MapArrayAvx2(const In* __restrict x, Out* __restrict y, int
   MapArrayLoop(x, y, n, fn);
 }
 template <class In, class Out, class Fn>
+PTQ_TARGET_AVX512 void MapArrayAvx512(const In* __restrict x, Out* __restrict y, int64_t n, const Fn& fn) {
+  MapArrayLoop(x, y, n, fn);
+}
+template <class In, class Out, class Fn>
 void MapArray(const In* __restrict x, Out* __restrict y, int64_t n, const Fn& fn) {
-  if (UseAvx2Clone<In, Out>()) {
+  if (UseAvx512Clone<In, Out>()) {
+    MapArrayAvx512(x, y, n, fn);
+  } else if (UseAvx2Clone<In, Out>()) {
     MapArrayAvx2(x, y, n, fn);
   } else {
     MapArrayLoop(x, y, n, fn);
@@ -327,9 +347,19 @@ PTQ_TARGET_AVX2 void BinaryRunAvx2(const typename EA::Storage* __restrict a, int
   BinaryRunLoop<EA, EB, EO>(a, sa, b, sb, out, n, fn);
 }
 template <class EA, class EB, class EO, class Fn>
+PTQ_TARGET_AVX512 void BinaryRunAvx512(const typename EA::Storage* __restrict a, int64_t sa,
+                                       const typename EB::Storage* __restrict b, int64_t sb,
+                                       typename EO::Storage* __restrict out, int64_t n, const Fn& fn) {
+  BinaryRunLoop<EA, EB, EO>(a, sa, b, sb, out, n, fn);
+}
+template <class EA, class EB, class EO, class Fn>
 void BinaryRun(const typename EA::Storage* __restrict a, int64_t sa, const typename EB::Storage* __restrict b,
                int64_t sb, typename EO::Storage* __restrict out, int64_t n, const Fn& fn) {
   if constexpr (std::is_same<typename EA::Storage, float>::value) {
+    if (UseAvx512Clone<typename EB::Storage, typename EO::Storage>()) {
+      BinaryRunAvx512<EA, EB, EO>(a, sa, b, sb, out, n, fn);
+      return;
+    }
     if (UseAvx2Clone<typename EB::Storage, typename EO::Storage>()) {
       BinaryRunAvx2<EA, EB, EO>(a, sa, b, sb, out, n, fn);
       return;

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <vector>
 
+#include "runtime/kernels/vector/vector_math.h"
 #include "tests/runtime/ops/elementwise_test_util.h"
 
 namespace ptq {
@@ -31,6 +32,25 @@ TEST(ElementwiseVectorMathTest, ExpTanhSigmoidErfMatchLibm) {
   ExpectCloseToLibm("Tanh", [](double v) { return std::tanh(v); }, -10.0f, 10.0f);
   ExpectCloseToLibm("Sigmoid", [](double v) { return 1.0 / (1.0 + std::exp(-v)); }, -80.0f, 80.0f);
   ExpectCloseToLibm("Erf", [](double v) { return std::erf(v); }, -5.0f, 5.0f);
+}
+
+// Every vector width of the maps (AVX-512, AVX2, this file's baseline scalar code) computes the same
+// operations, so the kernels give the bits of VecExp & co. evaluated one value at a time here.
+TEST(ElementwiseVectorMathTest, VectorClonesGiveTheScalarBits) {
+  const int n = 4099;  // vector blocks and a tail
+  const std::vector<float> xs = Iota(n, -9.0f, 18.0f / n);
+  const Tensor x = Floats({n}, xs);
+  const std::vector<float> exp = ToVector<float>(RunOne("Exp", 13, {x}));
+  const std::vector<float> sigmoid = ToVector<float>(RunOne("Sigmoid", 13, {x}));
+  const std::vector<float> tanh = ToVector<float>(RunOne("Tanh", 13, {x}));
+  const std::vector<float> silu = ToVector<float>(testing::RunOp("Silu", 1, {}, {x}, 1, false, "ptq.fused")[0]);
+  for (int i = 0; i < n; ++i) {
+    const float v = xs[static_cast<size_t>(i)];
+    ASSERT_EQ(exp[static_cast<size_t>(i)], VecExp(v)) << v;
+    ASSERT_EQ(sigmoid[static_cast<size_t>(i)], VecSigmoid(v)) << v;
+    ASSERT_EQ(tanh[static_cast<size_t>(i)], VecTanh(v)) << v;
+    ASSERT_EQ(silu[static_cast<size_t>(i)], v * VecSigmoid(v)) << v;
+  }
 }
 
 TEST(ElementwiseVectorMathTest, SpecialValues) {
