@@ -3,6 +3,7 @@
 #include "runtime/channels_last_layout.h"
 
 #include <algorithm>
+#include <cstring>
 #include <deque>
 #include <map>
 #include <set>
@@ -102,7 +103,7 @@ class Converter {
     const GraphIndex index(g_);
     for (size_t i : TopologicalOrder(index)) {
       const Node& n = g_.nodes[i];
-      if (!Convert(n) && !Pool(n) && !Follow(n)) Keep(n);
+      if (!Convert(n) && !Pool(n) && !Normalize(n) && !Concat(n) && !Resize(n) && !Follow(n)) Keep(n);
     }
     for (const ValueInfo& o : g_.outputs) Nchw(o.name);
     if (count) *count = count_;
@@ -230,6 +231,106 @@ class Converter {
     nodes_.push_back(std::move(p));
     ++count_.followers;
     return true;
+  }
+
+  // Emits n reading `inputs` (twins and constants), with `attrs` (and channels_last when `fused`: then the
+  // ptq.fused kernel of the op runs it), writing the twin of its output.
+  void Emit(const Node& n, bool fused, std::vector<std::string> inputs, Attributes attrs) {
+    Node f = n;
+    if (fused) {
+      f.domain = kFusedDomain;
+      AttributeValue on;
+      on.kind = AttributeValue::Kind::kInt;
+      on.i = 1;
+      attrs.Set(kChannelsLast, on);
+    }
+    f.attrs = std::move(attrs);
+    f.inputs = std::move(inputs);
+    f.outputs = {twin_[n.outputs[0]] = Fresh(n.outputs[0] + "/nhwc")};
+    nodes_.push_back(std::move(f));
+    ++count_.followers;
+  }
+
+  // BatchNormalization (inference, per channel, constant parameters) of a tensor with a twin: the
+  // ptq.fused kernel normalises along the last axis.
+  bool Normalize(const Node& n) {
+    if (!n.domain.empty() || n.op_type != "BatchNormalization" || n.inputs.size() != 5 || n.outputs.size() != 1 ||
+        !twin_.count(n.inputs[0]) || n.attrs.GetInt("spatial", 1) != 1 || n.attrs.GetInt("training_mode", 0) != 0) {
+      return false;
+    }
+    for (size_t i = 1; i < 5; ++i) {
+      if (!g_.constants.count(n.inputs[i])) return false;
+    }
+    std::vector<std::string> inputs = n.inputs;
+    inputs[0] = twin_[n.inputs[0]];
+    Emit(n, true, std::move(inputs), n.attrs);
+    return true;
+  }
+
+  // Concat of tensors with twins (or constants, transposed once) along an axis of the 4-D tensors: the
+  // same along that axis's place channels last.
+  bool Concat(const Node& n) {
+    if (!n.domain.empty() || n.op_type != "Concat" || n.outputs.size() != 1 || n.inputs.empty()) return false;
+    const int64_t axis = n.attrs.GetInt("axis", 1);
+    if (axis < -4 || axis > 3) return false;
+    std::vector<std::string> inputs = n.inputs;
+    for (std::string& in : inputs) {
+      const auto c = g_.constants.find(in);
+      if (twin_.count(in)) {
+        in = twin_[in];
+      } else if (c != g_.constants.end() && c->second.rank() == 4) {
+        in = ConstantTwin(in, c->second);
+      } else {
+        return false;
+      }
+    }
+    static constexpr int64_t kChannelsLastAxis[4] = {0, 3, 1, 2};  // NCHW axis -> its place in NHWC
+    Attributes attrs = n.attrs;
+    AttributeValue a;
+    a.kind = AttributeValue::Kind::kInt;
+    a.i = kChannelsLastAxis[(axis + 4) % 4];
+    attrs.Set("axis", a);
+    Emit(n, false, std::move(inputs), std::move(attrs));
+    return true;
+  }
+
+  // Resize (opset 11+, no axes attribute) of a tensor with a twin by constant scales or sizes (and roi):
+  // the same per-axis values, in NHWC order.
+  bool Resize(const Node& n) {
+    if (!n.domain.empty() || n.op_type != "Resize" || n.outputs.size() != 1 || n.inputs.size() < 3 ||
+        !twin_.count(n.inputs[0]) || n.attrs.Has("axes") || g_.OpsetFor("") < 11) {
+      return false;
+    }
+    std::vector<std::string> inputs = n.inputs;
+    inputs[0] = twin_[n.inputs[0]];
+    for (size_t i = 1; i < inputs.size(); ++i) {
+      if (inputs[i].empty()) continue;
+      const auto c = g_.constants.find(inputs[i]);
+      if (c == g_.constants.end() || c->second.rank() != 1) return false;
+      const int64_t per_axis = c->second.size() / 4;  // roi holds starts and ends: 8 values
+      if (c->second.size() == 0) continue;
+      if (per_axis * 4 != c->second.size() || per_axis > 2) return false;
+      inputs[i] = PermutedAxesConstant(inputs[i], c->second);
+    }
+    Emit(n, false, std::move(inputs), n.attrs);
+    return true;
+  }
+
+  // A 1-D constant of 4 (or 2 x 4) per-axis values in NCHW order, in NHWC order.
+  const std::string& PermutedAxesConstant(const std::string& name, const Tensor& value) {
+    auto it = constant_twin_.find(name);
+    if (it != constant_twin_.end()) return it->second;
+    Tensor t = Tensor::Uninitialized(value.dtype(), value.shape());
+    const size_t e = ElementSize(value.dtype());
+    const auto* src = static_cast<const uint8_t*>(value.raw());
+    auto* dst = static_cast<uint8_t*>(t.raw());
+    static constexpr int64_t kFrom[4] = {0, 2, 3, 1};  // NHWC axis k is NCHW axis kFrom[k]
+    for (int64_t half = 0; half < value.size() / 4; ++half) {
+      for (int64_t k = 0; k < 4; ++k) std::memcpy(dst + (half * 4 + k) * e, src + (half * 4 + kFrom[k]) * e, e);
+    }
+    const std::string twin = Fresh(name + "/nhwc");
+    out_.constants[twin] = std::move(t);
+    return constant_twin_[name] = twin;
   }
 
   bool Follow(const Node& n) {

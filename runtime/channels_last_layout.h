@@ -8,8 +8,9 @@
 namespace ptq {
 
 // The attribute that makes a ptq.fused QLinearConv, ConvIntegerToFloat or FusedConv take x as
-// [N, H, W, C] and write y as [N, OH, OW, M] (ConvGeometry::channels_last), and a ptq.fused
-// GlobalAveragePool or QLinearGlobalAveragePool take x as [N, H, W, C] and write [N, 1, 1, C].
+// [N, H, W, C] and write y as [N, OH, OW, M] (ConvGeometry::channels_last), a ptq.fused
+// GlobalAveragePool or QLinearGlobalAveragePool take x as [N, H, W, C] and write [N, 1, 1, C], and a
+// ptq.fused BatchNormalization normalise the last axis.
 constexpr const char* kChannelsLast = "channels_last";
 
 struct ChannelsLastCount {
@@ -30,7 +31,10 @@ struct ChannelsLastCount {
 //    channels-last twin replaced by its copy on the twins (constant inputs of rank 4 or less transposed
 //    once, scalars as they are), writing twins in turn;
 //  - every GlobalAveragePool (float) and ptq.fused QLinearGlobalAveragePool of a tensor with a twin
-//    replaced by the ptq.fused op with channels_last = 1 writing [N, 1, 1, C] (counted as a follower);
+//    replaced by the ptq.fused op with channels_last = 1 writing [N, 1, 1, C], every BatchNormalization
+//    (inference, constant parameters) by the ptq.fused one normalising the last axis, every Concat of
+//    twins (or 4-D constants) by a Concat along the axis's place in NHWC, and every Resize (opset 11+)
+//    of a twin by constant scales or sizes by a Resize with them in NHWC order (all counted as followers);
 //  - a Transpose (perm 0 2 3 1) making the twin of each tensor a converted node reads that has none, and a
 //    Transpose (perm 0 3 1 2) making the tensor itself back from its twin where another node or a graph
 //    output reads it.

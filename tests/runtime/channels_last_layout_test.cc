@@ -109,6 +109,53 @@ TEST(ChannelsLastLayout, ConstantsOfFollowersAreTransposedOnce) {
   EXPECT_EQ(0, std::memcmp(got.raw(), want.raw(), want.nbytes()));
 }
 
+// BatchNormalization, Resize (nearest and linear, by scales and by sizes) and Concat along channels
+// follow a float convolution, as in the PP-OCR detector's neck.
+TEST(ChannelsLastLayout, NormalizationResizeAndConcatFollow) {
+  std::mt19937 rng(13);
+  ModelBuilder b(11);
+  b.Input("x", DataType::kFloat, {1, 3, 7, 9});
+  b.Initializer("w", Floats(rng, {6, 3, 3, 3}, -1, 1));
+  auto& conv = b.Node("Conv", {"x", "w"}, {"c"}, "conv");
+  conv.add_attribute()->CopyFrom(IntsAttr("pads", {1, 1, 1, 1}));
+  b.Initializer("bn_scale", Floats(rng, {6}, 0.5f, 2)).Initializer("bn_b", Floats(rng, {6}, -1, 1));
+  b.Initializer("bn_mean", Floats(rng, {6}, -1, 1)).Initializer("bn_var", Floats(rng, {6}, 0.5f, 2));
+  b.Node("BatchNormalization", {"c", "bn_scale", "bn_b", "bn_mean", "bn_var"}, {"bn"});
+  b.Initializer("roi", Tensor(DataType::kFloat, {0})).Initializer("scales", Tensor::FromVector<float>({4}, {1, 1, 2, 2}));
+  b.Node("Resize", {"bn", "roi", "scales"}, {"up_nearest"}).add_attribute()->CopyFrom([] {
+    onnx::AttributeProto a;
+    a.set_name("mode");
+    a.set_type(onnx::AttributeProto::STRING);
+    a.set_s("nearest");
+    return a;
+  }());
+  b.Initializer("no_scales", Tensor(DataType::kFloat, {0}));
+  b.Initializer("sizes", Tensor::FromVector<int64_t>({4}, {1, 6, 14, 18}));
+  b.Node("Resize", {"bn", "roi", "no_scales", "sizes"}, {"up_linear"}).add_attribute()->CopyFrom([] {
+    onnx::AttributeProto a;
+    a.set_name("mode");
+    a.set_type(onnx::AttributeProto::STRING);
+    a.set_s("linear");
+    return a;
+  }());
+  b.Node("Concat", {"up_nearest", "up_linear"}, {"cat"}).add_attribute()->CopyFrom(IntAttr("axis", 1));
+  b.Output("cat", DataType::kFloat);
+  const auto graph = std::make_shared<const Graph>(GraphFromModel(b.model(), "", "neck.onnx"));
+  SessionOptions first;
+  first.channels_last = false;
+  Session last(graph), plain(graph, first);
+  EXPECT_EQ(last.channels_last().convs, 1);
+  EXPECT_EQ(last.channels_last().followers, 4);   // BatchNormalization, 2 Resizes, Concat
+  EXPECT_EQ(last.channels_last().transposes, 2);  // x in, cat out
+  const std::map<std::string, Tensor> feeds = {{"x", Floats(rng, {1, 3, 7, 9}, -2, 2)}};
+  const Tensor got = last.Run(feeds)[0], want = plain.Run(feeds)[0];
+  ASSERT_EQ(got.shape(), (Shape{1, 12, 14, 18}));
+  ASSERT_EQ(got.shape(), want.shape());
+  for (int64_t i = 0; i < want.size(); ++i) {  // the convolution sums in another order channels last
+    ASSERT_NEAR(got.data<float>()[i], want.data<float>()[i], 1e-5) << i;
+  }
+}
+
 TEST(ChannelsLastLayout, GraphsWithoutConvolutionsAreUnchanged) {
   ModelBuilder b(13);
   b.Input("x", DataType::kFloat, {1, 2, 3, 3});

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "runtime/channels_last_layout.h"
 #include "runtime/ops/math/elementwise.h"
 #include "runtime/ops/math/row_math.h"
 #include "runtime/shape_util.h"
@@ -20,7 +21,8 @@ class BatchNormalization final : public Kernel {
   // (the parameters then have shape[1:]'s element count).
   explicit BatchNormalization(const KernelInit& init)
       : epsilon_(init.attrs->GetFloat("epsilon", 1e-5f)),
-        spatial_(init.opset < 9 ? init.attrs->GetInt("spatial", 1) != 0 : true) {
+        spatial_(init.opset < 9 ? init.attrs->GetInt("spatial", 1) != 0 : true),
+        channels_last_(init.attrs->GetInt(kChannelsLast, 0) != 0) {
     if (init.opset >= 14) {
       PTQ_ENFORCE(init.attrs->GetInt("training_mode", 0) == 0,
                   "BatchNormalization: attribute 'training_mode' is 1; ptq runs inference only and does not "
@@ -36,10 +38,13 @@ class BatchNormalization final : public Kernel {
     const Tensor& x = ctx.required_input(0);
     PTQ_ENFORCE(x.rank() >= 2, "BatchNormalization: input 'X' must have rank >= 2 (N x C x ...), got shape ",
                 ShapeToString(x.shape()));
-    const int64_t batch = x.dim(0);
-    // Per-"channel" statistics: channel c covers `inner` contiguous elements of each batch item.
-    const int64_t channels = spatial_ ? x.dim(1) : SizeOfRange(x.shape(), 1, x.rank());
-    const int64_t inner = spatial_ ? SizeOfRange(x.shape(), 2, x.rank()) : 1;
+    // Per-"channel" statistics: channel c covers `inner` contiguous elements of each batch item; channels
+    // last (the session's layout), the channels are the last axis and every other position a batch item.
+    const int64_t channels = channels_last_ ? x.dim(x.rank() - 1)
+                             : spatial_     ? x.dim(1)
+                                            : SizeOfRange(x.shape(), 1, x.rank());
+    const int64_t batch = channels_last_ ? SizeOfRange(x.shape(), 0, x.rank() - 1) : x.dim(0);
+    const int64_t inner = spatial_ && !channels_last_ ? SizeOfRange(x.shape(), 2, x.rank()) : 1;
     static const char* const kNames[] = {"scale", "B", "input_mean", "input_var"};
     std::vector<std::vector<double>> params(4);
     for (int i = 0; i < 4; ++i) {
@@ -91,6 +96,7 @@ class BatchNormalization final : public Kernel {
  private:
   float epsilon_;
   bool spatial_;
+  bool channels_last_;  // ptq.fused BatchNormalization of the session's channels-last layout
 };
 
 }  // namespace
