@@ -24,6 +24,9 @@ struct KernelInit {
   // Node::implicit_inputs: the outer-scope tensors the node's subgraphs read, in the order in which
   // KernelContext::implicit_inputs passes their values.
   std::vector<std::string> implicit_inputs;
+  // Whether float kernels may keep a packed copy of a large constant weight beside the constant (speed
+  // for memory; SessionOptions::prepack_float_weights).
+  bool prepack_float_weights = false;
 };
 
 // What a kernel sees on each run.

@@ -190,6 +190,7 @@ Session::Session(std::shared_ptr<const Graph> graph, const SessionOptions& optio
     Step step;
     step.node = &n;
     KernelInit init;
+    init.prepack_float_weights = options.prepack_float_weights;
     init.node_name = n.name;
     init.op_type = n.op_type;
     init.opset = g.OpsetFor(n.domain);

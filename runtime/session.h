@@ -47,6 +47,10 @@ struct SessionOptions {
   // true: chains of 2-D convolutions run channels last (runtime/channels_last_layout.h); the tensors
   // between them then exist in that layout only. Observing sessions say false.
   bool channels_last = true;
+  // true: float MatMul and Gemm keep their constant weights packed for the GEMM as well (one more copy of
+  // each, as ONNX Runtime keeps; no packing per run). Observing sessions (calibration, validation) say
+  // false: there memory matters more than speed.
+  bool prepack_float_weights = true;
 
   // The options of a session whose observer must see every tensor of the graph as written (no
   // activation fusion; QDQ groups as the default says).
@@ -54,6 +58,7 @@ struct SessionOptions {
     SessionOptions o;
     o.fuse_float_patterns = false;
     o.channels_last = false;
+    o.prepack_float_weights = false;
     return o;
   }
 

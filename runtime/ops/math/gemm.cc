@@ -80,7 +80,8 @@ class GemmKernel final : public Kernel {
     if (b && IsHalfType(b->dtype())) b_widened_ = WidenToFloat(*b);  // once, not per run
     // A constant float32 B is packed once here, not on every run (a classifier head of 1000 x 1280 with
     // transB, as torch exports Linear layers, took longer to pack than to multiply at batch 1).
-    if (b && b->dtype() == DataType::kFloat && b->rank() == 2 && b->size() > 0 && GetCpuFeatures().avx2_fma) {
+    if (init.prepack_float_weights && b && b->dtype() == DataType::kFloat && b->rank() == 2 && b->size() > 0 &&
+        GetCpuFeatures().avx2_fma) {
       b_packed_ = PackF32B(p_.trans_b, p_.trans_b ? b->dim(1) : b->dim(0), p_.trans_b ? b->dim(0) : b->dim(1),
                            b->data<float>(), b->dim(1));
     }

@@ -1,6 +1,11 @@
 // MatMul: batched row-major GEMMs mapped on the tensors' own buffers.
 #include "runtime/ops/math/matmul.h"
 
+#include <optional>
+
+#include "runtime/cpu_features.h"
+#include "runtime/kernels/gemm_f32/gemm_f32_avx2.h"
+
 #include "runtime/ops/math/float_compute.h"
 #include "runtime/kernels/int8_gemm/int_matmul_reference.h"
 #include "runtime/kernels/gemm_f32/row_major_gemm.h"
@@ -11,12 +16,18 @@ namespace {
 // Y[i] = A[a_of[i]] * B[b_of[i]] for every output matrix i. When B is a single matrix the A
 // matrices are stacked into one [batch * M, K] GEMM.
 template <class T>
-Tensor MatMulTyped(const Tensor& a, const Tensor& b, const MatMulShape& s) {
+Tensor MatMulTyped(const Tensor& a, const Tensor& b, const MatMulShape& s, const PackedF32B* packed = nullptr) {
   Tensor y = Tensor::Uninitialized(a.dtype(), s.output);  // every element written by the GEMM
   const T* pa = a.data<T>();
   const T* pb = b.data<T>();
   T* py = y.data<T>();
   const int64_t count = static_cast<int64_t>(s.a_of.size());
+  if constexpr (std::is_same<T, float>::value) {
+    if (packed != nullptr && s.b_matrices == 1 && count * s.M > 0) {
+      GemmF32Avx2Packed(count * s.M, 1.0f, pa, s.K, *packed, 0.0f, py, s.N);
+      return y;
+    }
+  }
   if (s.b_matrices == 1) {
     RowMajorGemm<T>(false, false, count * s.M, s.N, s.K, T(1), pa, s.K, pb, s.N, T(0), py, s.N);
     return y;
@@ -35,6 +46,11 @@ class MatMulKernel final : public Kernel {
   explicit MatMulKernel(const KernelInit& init) {
     const Tensor* b = init.const_inputs.size() > 1 ? init.const_inputs[1] : nullptr;
     if (b && IsHalfType(b->dtype())) b_widened_ = WidenToFloat(*b);  // once, not per run
+    // A constant float32 weight matrix packed once, not on every run (SessionOptions::prepack_float_weights).
+    if (init.prepack_float_weights && b && b->dtype() == DataType::kFloat && b->rank() == 2 && b->size() > 0 &&
+        GetCpuFeatures().avx2_fma) {
+      b_packed_ = PackF32B(false, b->dim(0), b->dim(1), b->data<float>(), b->dim(1));
+    }
   }
 
   // Y[..., m, n] = sum_k A[..., m, k] * B[..., k, n]
@@ -45,7 +61,9 @@ class MatMulKernel final : public Kernel {
                 " and ", DataTypeName(b.dtype()));
     const MatMulShape s = ComputeMatMulShape(a.shape(), b.shape(), "input 'A'", "input 'B'");
     switch (a.dtype()) {
-      case DataType::kFloat: ctx.outputs[0] = MatMulTyped<float>(a, b, s); break;
+      case DataType::kFloat:  // b_packed_ is b's
+        ctx.outputs[0] = MatMulTyped<float>(a, b, s, b_packed_ ? &*b_packed_ : nullptr);
+        break;
       case DataType::kDouble: ctx.outputs[0] = MatMulTyped<double>(a, b, s); break;
       case DataType::kInt32: ctx.outputs[0] = MatMulTyped<int32_t>(a, b, s); break;
       case DataType::kInt64: ctx.outputs[0] = MatMulTyped<int64_t>(a, b, s); break;
@@ -64,7 +82,8 @@ class MatMulKernel final : public Kernel {
   }
 
  private:
-  Tensor b_widened_;  // constant float16/bfloat16 B as float32
+  Tensor b_widened_;                    // constant float16/bfloat16 B as float32
+  std::optional<PackedF32B> b_packed_;  // constant float32 B packed for GemmF32Avx2Packed
 };
 
 }  // namespace

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
+
 #include "tests/runtime/ops/nn_test_util.h"
 
 namespace ptq {
@@ -60,6 +62,15 @@ TEST(MatMulTest, BatchTimesSharedMatrixAsConstant) {
                   2.125f,   -0.875f, 1.8125f,  -1.1875f, 1.5f,     -1.3125f, -1.125f, -1.75f,   2.5f,     -2.1875f,
                   1.75f,    0.25f,   2.0f,     -1.9375f, 2.25f,    -1.6875f, 0.0f,    -1.5625f, 1.75f,    -1.4375f});
   }
+}
+
+TEST(MatMulTest, ConstantWeightsPackedOnceGiveTheBitsOfPackingOnEveryRun) {
+  // A batch of activations times a constant weight matrix: packed when the kernel is made, or per run.
+  const Tensor a = PatternTensor({3, 40, 300}, 6), w = PatternTensor({300, 530}, 7);
+  const Tensor per_run = RunMatMul(a, w);
+  const Tensor packed = RunMatMul(a, w, 13, true);
+  ASSERT_EQ(packed.shape(), (Shape{3, 40, 530}));
+  EXPECT_EQ(0, std::memcmp(per_run.raw(), packed.raw(), packed.nbytes()));
 }
 
 TEST(MatMulTest, Float16ComputesInFloat32) {

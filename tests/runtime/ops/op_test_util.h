@@ -45,7 +45,8 @@ inline AttributeValue FloatsAttr(const std::vector<float>& v) {
 
 // Creates the registry's kernel for (op_type, opset) and runs it once. An entry of `inputs`
 // that is empty_value() is passed as an omitted optional input. When `inputs_are_constant`,
-// the kernel also sees the inputs as constants at creation (the weight-packing path).
+// the kernel also sees the inputs as constants at creation (the weight-packing path, float weights
+// packed once included).
 inline std::vector<Tensor> RunOp(const std::string& op_type, int opset, const Attributes& attrs,
                                  const std::vector<Tensor>& inputs, int num_outputs = 1,
                                  bool inputs_are_constant = false, const std::string& domain = "") {
@@ -58,6 +59,7 @@ inline std::vector<Tensor> RunOp(const std::string& op_type, int opset, const At
   init.attrs = &attrs;
   init.num_inputs = static_cast<int>(inputs.size());
   init.num_outputs = num_outputs;
+  init.prepack_float_weights = inputs_are_constant;
   for (const Tensor& t : inputs) {
     init.const_inputs.push_back(inputs_are_constant && !t.empty_value() ? &t : nullptr);
   }
