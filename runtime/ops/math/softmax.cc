@@ -39,14 +39,24 @@ __attribute__((always_inline)) inline void SoftmaxRowsLoop(const T* x, T* y, int
 PTQ_TARGET_AVX2 void SoftmaxRowsAvx2(const float* x, float* y, int64_t rows, int64_t n, bool log, float* tmp) {
   SoftmaxRowsLoop(x, y, rows, n, log, tmp);
 }
+PTQ_TARGET_AVX512 void SoftmaxRowsAvx512(const float* x, float* y, int64_t rows, int64_t n, bool log, float* tmp) {
+  SoftmaxRowsLoop(x, y, rows, n, log, tmp);
+}
 
+// Rows shared between threads in contiguous chunks when there are enough elements (each row is computed
+// alone, so the split does not change a bit).
 template <class T>
 void SoftmaxRows(const T* x, T* y, int64_t rows, int64_t n, bool log) {
-  std::vector<T> tmp(log ? static_cast<size_t>(n) : 0);
-  if constexpr (std::is_same<T, float>::value) {
-    if (UseAvx2Clone<float, float>()) return SoftmaxRowsAvx2(x, y, rows, n, log, tmp.data());
-  }
-  SoftmaxRowsLoop(x, y, rows, n, log, tmp.data());
+  ForEachChunk(rows, 1, ElementwiseThreads(rows * n), [&](int64_t r0, int64_t r1) {
+    std::vector<T> tmp(log ? static_cast<size_t>(n) : 0);
+    const T* xr = x + r0 * n;
+    T* yr = y + r0 * n;
+    if constexpr (std::is_same<T, float>::value) {
+      if (UseAvx512Clone<float, float>()) return SoftmaxRowsAvx512(xr, yr, r1 - r0, n, log, tmp.data());
+      if (UseAvx2Clone<float, float>()) return SoftmaxRowsAvx2(xr, yr, r1 - r0, n, log, tmp.data());
+    }
+    SoftmaxRowsLoop(xr, yr, r1 - r0, n, log, tmp.data());
+  });
 }
 
 // The same formulas along the middle axis of [outer, n, inner], vectorised over inner.
