@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cstring>
-#include <deque>
 #include <map>
 #include <set>
 #include <string>
@@ -100,8 +99,9 @@ class Converter {
   }
 
   Graph Run(ChannelsLastCount* count) {
-    const GraphIndex index(g_);
-    for (size_t i : TopologicalOrder(index)) {
+    std::vector<size_t> order = GraphIndex(g_).TopologicalOrder();
+    if (order.size() != g_.nodes.size()) return g_;  // a cycle: the session refuses the graph
+    for (size_t i : order) {
       const Node& n = g_.nodes[i];
       if (!Convert(n) && !Pool(n) && !Normalize(n) && !Concat(n) && !Resize(n) && !Follow(n)) Keep(n);
     }
@@ -114,42 +114,6 @@ class Converter {
   }
 
  private:
-  // Node indices in an order where producers come first (stable; file order for a cyclic graph, which
-  // the session then refuses).
-  std::vector<size_t> TopologicalOrder(const GraphIndex& index) const {
-    std::vector<int> pending(g_.nodes.size(), 0);
-    std::vector<std::vector<size_t>> readers(g_.nodes.size());
-    for (size_t i = 0; i < g_.nodes.size(); ++i) {
-      std::set<size_t> deps;
-      for (const auto* list : {&g_.nodes[i].inputs, &g_.nodes[i].implicit_inputs}) {
-        for (const std::string& in : *list) {
-          const size_t p = in.empty() ? GraphIndex::kNone : index.Producer(in);
-          if (p != GraphIndex::kNone) deps.insert(p);
-        }
-      }
-      pending[i] = static_cast<int>(deps.size());
-      for (size_t d : deps) readers[d].push_back(i);
-    }
-    std::deque<size_t> ready;
-    for (size_t i = 0; i < g_.nodes.size(); ++i) {
-      if (pending[i] == 0) ready.push_back(i);
-    }
-    std::vector<size_t> order;
-    while (!ready.empty()) {
-      const size_t i = ready.front();
-      ready.pop_front();
-      order.push_back(i);
-      for (size_t r : readers[i]) {
-        if (--pending[r] == 0) ready.push_back(r);
-      }
-    }
-    if (order.size() != g_.nodes.size()) {
-      order.clear();
-      for (size_t i = 0; i < g_.nodes.size(); ++i) order.push_back(i);
-    }
-    return order;
-  }
-
   std::string Fresh(const std::string& base) {
     std::string name = base;
     for (int i = 1; names_.count(name); ++i) name = base + "." + std::to_string(i);

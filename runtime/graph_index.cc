@@ -1,6 +1,9 @@
 // GraphIndex (producers and readers of each tensor) and GraphEdit (a fusion's replacements).
 #include "runtime/graph_index.h"
 
+#include <deque>
+#include <set>
+
 namespace ptq {
 
 GraphIndex::GraphIndex(const Graph& g) : g_(g) {
@@ -38,6 +41,36 @@ const std::vector<size_t>& GraphIndex::Readers(const std::string& name) const {
 size_t GraphIndex::OnlyReader(const std::string& name) const {
   const std::vector<size_t>& r = Readers(name);
   return r.size() == 1 ? r[0] : kNone;
+}
+
+std::vector<size_t> GraphIndex::TopologicalOrder() const {
+  std::vector<int> pending(g_.nodes.size(), 0);
+  std::vector<std::vector<size_t>> readers(g_.nodes.size());
+  for (size_t i = 0; i < g_.nodes.size(); ++i) {
+    std::set<size_t> deps;
+    for (const auto* list : {&g_.nodes[i].inputs, &g_.nodes[i].implicit_inputs}) {
+      for (const std::string& in : *list) {
+        const size_t p = in.empty() ? kNone : Producer(in);
+        if (p != kNone) deps.insert(p);
+      }
+    }
+    pending[i] = static_cast<int>(deps.size());
+    for (size_t d : deps) readers[d].push_back(i);
+  }
+  std::deque<size_t> ready;
+  for (size_t i = 0; i < g_.nodes.size(); ++i) {
+    if (pending[i] == 0) ready.push_back(i);
+  }
+  std::vector<size_t> order;
+  while (!ready.empty()) {
+    const size_t i = ready.front();
+    ready.pop_front();
+    order.push_back(i);
+    for (size_t r : readers[i]) {
+      if (--pending[r] == 0) ready.push_back(r);
+    }
+  }
+  return order;
 }
 
 void GraphEdit::Replace(size_t i, Node node) {

@@ -29,6 +29,10 @@ class GraphIndex {
   // The reader of `name` when it is its only one and a node, else kNone.
   size_t OnlyReader(const std::string& name) const;
 
+  // Node indices with every node after the producers of its inputs and implicit inputs (Kahn's algorithm,
+  // stable in file order). Shorter than the graph when it has a cycle: the nodes on or after it are left out.
+  std::vector<size_t> TopologicalOrder() const;
+
  private:
   const Graph& g_;
   std::map<std::string, size_t> producer_;

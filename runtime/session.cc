@@ -3,9 +3,9 @@
 #include "runtime/session.h"
 
 #include <algorithm>
-#include <deque>
 #include <set>
 
+#include "runtime/graph_index.h"
 #include "runtime/op_registry.h"
 
 namespace ptq {
@@ -123,7 +123,6 @@ Session::Session(std::shared_ptr<const Graph> graph, const SessionOptions& optio
   for (const ValueInfo& in : g.inputs) input_slots_.push_back(new_slot(in.name));
   for (const std::string& c : g.captures) capture_slots_.push_back(new_slot(c));
   for (const auto& kv : g.constants) constant_slots_.push_back({new_slot(kv.first), &kv.second});
-  std::map<std::string, size_t> producer;  // tensor -> node index
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     for (const std::string& o : g.nodes[i].outputs) {
       if (o.empty()) continue;
@@ -131,46 +130,26 @@ Session::Session(std::shared_ptr<const Graph> graph, const SessionOptions& optio
         ThrowInputError(g.source, ": tensor '", o, "' is produced by node '", g.nodes[i].name,
                         "' but is also a graph input or constant");
       }
-      producer[o] = i;
       new_slot(o);
     }
   }
-  // Kahn's algorithm over node dependencies, stable in file order.
-  std::vector<int> pending(g.nodes.size(), 0);
-  std::vector<std::vector<size_t>> readers(g.nodes.size());
-  for (size_t i = 0; i < g.nodes.size(); ++i) {
-    std::set<size_t> deps;
-    auto depend = [&](const std::string& in, const char* how) {
-      if (!slot_of_.count(in)) {
-        ThrowInputError(g.source, ": node '", g.nodes[i].name, "' (", g.nodes[i].op_type, ") reads tensor '", in, "'",
-                        how, ", which no node produces and which is not a graph input or initializer");
+  // Every input produced somewhere, then the nodes in dependency order (stable in file order).
+  for (const Node& n : g.nodes) {
+    auto check = [&](const std::string& in, const char* how) {
+      if (!in.empty() && !slot_of_.count(in)) {
+        ThrowInputError(g.source, ": node '", n.name, "' (", n.op_type, ") reads tensor '", in, "'", how,
+                        ", which no node produces and which is not a graph input or initializer");
       }
-      auto p = producer.find(in);
-      if (p != producer.end()) deps.insert(p->second);
     };
-    for (const std::string& in : g.nodes[i].inputs) {
-      if (!in.empty()) depend(in, "");
-    }
-    for (const std::string& in : g.nodes[i].implicit_inputs) depend(in, " in a subgraph");
-    pending[i] = static_cast<int>(deps.size());
-    for (size_t d : deps) readers[d].push_back(i);
+    for (const std::string& in : n.inputs) check(in, "");
+    for (const std::string& in : n.implicit_inputs) check(in, " in a subgraph");
   }
-  std::deque<size_t> ready;
-  for (size_t i = 0; i < g.nodes.size(); ++i) {
-    if (pending[i] == 0) ready.push_back(i);
-  }
-  std::vector<size_t> order;
-  while (!ready.empty()) {
-    const size_t i = ready.front();
-    ready.pop_front();
-    order.push_back(i);
-    for (size_t r : readers[i]) {
-      if (--pending[r] == 0) ready.push_back(r);
-    }
-  }
+  const std::vector<size_t> order = GraphIndex(g).TopologicalOrder();
   if (order.size() != g.nodes.size()) {
+    std::vector<bool> placed(g.nodes.size(), false);
+    for (size_t i : order) placed[i] = true;
     for (size_t i = 0; i < g.nodes.size(); ++i) {
-      if (pending[i] > 0) {
+      if (!placed[i]) {
         ThrowInputError(g.source, ": the graph has a cycle through node '", g.nodes[i].name, "' (", g.nodes[i].op_type,
                         ")");
       }
