@@ -8,10 +8,7 @@
 #include "runtime/float_fusion.h"
 
 namespace ptq {
-namespace {
 
-// The bounds of Relu or Clip node n: Clip's from its attributes (opset < 11) or constant float32
-// scalar inputs; false when they are computed or of another type.
 bool ActivationBounds(const Node& n, const Graph& g, float* lo, float* hi) {
   constexpr float kInf = std::numeric_limits<float>::infinity();
   if (!n.domain.empty()) return false;
@@ -38,7 +35,14 @@ bool ActivationBounds(const Node& n, const Graph& g, float* lo, float* hi) {
   return true;
 }
 
-}  // namespace
+void SetActivation(Node* conv, float lo, float hi) {
+  AttributeValue bound;
+  bound.kind = AttributeValue::Kind::kFloat;
+  bound.f = lo;
+  conv->attrs.Set(kActivationMin, bound);
+  bound.f = hi;
+  conv->attrs.Set(kActivationMax, bound);
+}
 
 void FuseConvActivations(const GraphIndex& index, GraphEdit* out, FloatFusionCount* count) {
   const Graph& graph = index.graph();
@@ -53,12 +57,7 @@ void FuseConvActivations(const GraphIndex& index, GraphEdit* out, FloatFusionCou
     Node f = conv;
     f.domain = kFusedDomain;
     f.op_type = "FusedConv";
-    AttributeValue bound;
-    bound.kind = AttributeValue::Kind::kFloat;
-    bound.f = lo;
-    f.attrs.Set(kActivationMin, bound);
-    bound.f = hi;
-    f.attrs.Set(kActivationMax, bound);
+    SetActivation(&f, lo, hi);
     f.outputs = {act.outputs[0]};
     out->Replace(i, std::move(f));
     out->Drop(r);

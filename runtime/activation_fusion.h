@@ -2,10 +2,19 @@
 // float_fusion.h): the clamp applied as each output is stored (no second pass over the tensor).
 #pragma once
 
+#include "runtime/graph.h"
+
 namespace ptq {
 
 // The clamp bounds FusedConv carries beside Conv's attributes (Relu: 0 and +infinity).
 constexpr const char* kActivationMin = "activation_min";
 constexpr const char* kActivationMax = "activation_max";
+
+// The bounds of Relu or Clip node n: Clip's from its attributes (opset < 11) or constant float32 scalar
+// inputs; false when they are computed or of another type, or n is no Relu or Clip.
+bool ActivationBounds(const Node& n, const Graph& g, float* lo, float* hi);
+
+// Sets FusedConv's activation attributes on `conv`.
+void SetActivation(Node* conv, float lo, float hi);
 
 }  // namespace ptq

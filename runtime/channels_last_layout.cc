@@ -169,7 +169,14 @@ class Converter {
     c.attrs.Set(kChannelsLast, on);
     c.inputs[0] = Twin(n.inputs[0]);
     c.outputs = {twin_[n.outputs[0]] = Fresh(n.outputs[0] + "/nhwc")};
-    for (size_t i = 1; i < c.inputs.size(); ++i) Nchw(c.inputs[i]);
+    for (size_t i = 1; i < c.inputs.size(); ++i) {
+      // FusedConv's residual (input 3) is data like X; the other inputs are parameters.
+      if (float_conv && i == 3 && !c.inputs[i].empty()) {
+        c.inputs[i] = Twin(c.inputs[i]);
+      } else {
+        Nchw(c.inputs[i]);
+      }
+    }
     nodes_.push_back(std::move(c));
     ++count_.convs;
     return true;

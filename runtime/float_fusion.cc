@@ -9,6 +9,7 @@ Graph FuseFloatPatterns(const Graph& graph, FloatFusionCount* count) {
     const GraphIndex index(graph);
     GraphEdit out(graph);
     FuseConvActivations(index, &out, &fused);
+    FuseConvSums(index, &out, &fused);
     FuseLayerNorms(index, &out, &fused);
     FuseGelus(index, &out, &fused);
     FuseSilus(index, &out, &fused);

@@ -1,5 +1,6 @@
 // Fused execution of float patterns, as ONNX Runtime's graph optimizer fuses them: Conv -> Relu / Clip,
-// LayerNorm and GELU written out op by op (what torch exports below opsets 17 and 20), SiLU.
+// Conv -> residual Add [-> Relu / Clip], LayerNorm and GELU written out op by op (what torch exports
+// below opsets 17 and 20), SiLU.
 #pragma once
 
 #include "runtime/graph.h"
@@ -10,11 +11,12 @@ namespace ptq {
 // How many patterns FuseFloatPatterns replaced.
 struct FloatFusionCount {
   int conv_activations = 0;  // -> ptq.fused FusedConv
+  int conv_sums = 0;         // -> ptq.fused FusedConv with a residual input
   int layer_norms = 0;       // -> ptq.fused LayerNormalization
   int gelus = 0;             // -> ptq.fused Gelu
   int silus = 0;             // -> ptq.fused Silu
 
-  int total() const { return conv_activations + layer_norms + gelus + silus; }
+  int total() const { return conv_activations + conv_sums + layer_norms + gelus + silus; }
 };
 
 // Returns `graph` (the main graph only, not subgraphs) with each pattern below replaced by one node that
@@ -26,6 +28,10 @@ Graph FuseFloatPatterns(const Graph& graph, FloatFusionCount* count = nullptr);
 // The passes, one per file; each replaces the nodes of its matches in `out` (they match disjoint nodes).
 // Conv whose output only a Relu or a Clip with constant float32 bounds reads -> FusedConv (activation_fusion.cc).
 void FuseConvActivations(const GraphIndex& index, GraphEdit* out, FloatFusionCount* count);
+// Float32 Conv whose output only an Add reads (the other operand z computed, not a constant), and that
+// Add's output only a Relu or Clip with constant bounds, or anything else -> FusedConv(X, W, B, z) with
+// the activation when there is one: the same bits as the nodes (conv_sum_fusion.cc).
+void FuseConvSums(const GraphIndex& index, GraphEdit* out, FloatFusionCount* count);
 // m = ReduceMean(x, last axis); d = x - m; v = ReduceMean(d * d or Pow(d, 2)); y = d / Sqrt(v + epsilon)
 // [* scale] [+ bias], scale and bias constant vectors -> LayerNormalization(x, scale, bias, axis -1,
 // epsilon) (layer_norm_fusion.cc).

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <random>
 #include <string>
 
@@ -166,6 +167,46 @@ TEST(FloatFusion, SiluBecomesOneNodeWithTheSameBits) {
   Session s(g);
   EXPECT_EQ(s.fused_float().silus, 2);
   ExpectClose(g, {{"x", Randn(rng, {3, 50}, 4.0f)}}, 0.0);
+}
+
+// A residual block: Conv -> Relu -> Conv -> Add(x) -> Relu; and a Conv -> Add of a constant (a bias:
+// stays). With the residual added in the GEMM's store (channels last) or after the convolution (channels
+// first), the bits of the separate nodes in the same layout.
+TEST(FloatFusion, ResidualAddAndActivationJoinTheConvolution) {
+  std::mt19937 rng(6);
+  ModelBuilder b(13);
+  b.Input("x", DataType::kFloat, {2, 8, 9, 11});
+  b.Initializer("w1", Randn(rng, {8, 8, 3, 3}, 0.2f)).Initializer("w2", Randn(rng, {8, 8, 3, 3}, 0.2f));
+  b.Initializer("b2", Randn(rng, {8}));
+  onnx::AttributeProto pads;
+  pads.set_name("pads");
+  pads.set_type(onnx::AttributeProto::INTS);
+  for (int i = 0; i < 4; ++i) pads.add_ints(1);
+  b.Node("Conv", {"x", "w1"}, {"c1"}).add_attribute()->CopyFrom(pads);
+  b.Node("Conv", {"r1", "w2", "b2"}, {"c2"}).add_attribute()->CopyFrom(pads);
+  b.Node("Relu", {"c1"}, {"r1"});
+  b.Node("Add", {"c2", "x"}, {"sum"});
+  b.Node("Relu", {"sum"}, {"y"});
+  b.Initializer("w3", Randn(rng, {8, 8, 1, 1})).Initializer("shift", Randn(rng, {8, 1, 1}));
+  b.Node("Conv", {"x", "w3"}, {"c3"});
+  b.Node("Add", {"c3", "shift"}, {"biased"});
+  b.Output("y", DataType::kFloat).Output("biased", DataType::kFloat);
+  const auto g = std::make_shared<const Graph>(GraphFromModel(b.model(), "", "residual.onnx"));
+  const std::map<std::string, Tensor> feeds = {{"x", Randn(rng, {2, 8, 9, 11})}};
+  for (bool channels_last : {true, false}) {
+    SessionOptions fused, plain;
+    fused.channels_last = plain.channels_last = channels_last;
+    plain.fuse_float_patterns = false;
+    Session f(g, fused), p(g, plain);
+    EXPECT_EQ(f.fused_float().conv_sums, 1);
+    EXPECT_EQ(f.fused_float().conv_activations, 1);
+    const std::vector<Tensor> got = f.Run(feeds), want = p.Run(feeds);
+    for (size_t o = 0; o < want.size(); ++o) {
+      ASSERT_EQ(got[o].shape(), want[o].shape());
+      EXPECT_EQ(0, std::memcmp(got[o].raw(), want[o].raw(), want[o].nbytes()))
+          << g->outputs[o].name << (channels_last ? " channels last" : " channels first");
+    }
+  }
 }
 
 TEST(FloatFusion, PatternsWithOutsideReadersOrOtherConstantsStayAsWritten) {

@@ -69,8 +69,8 @@ PTQ_AVX2 inline __m256i FirstLanes(int64_t n) {
 
 // The F32Tile store of 8 floats at p (all when `full`, else the lanes of `mask`).
 PTQ_AVX2 inline void StoreVector(__m256 acc, float* p, bool full, __m256i mask, bool first, __m256 valpha,
-                                 float beta, const float* bias, const float* col_bias, bool clamp, __m256 lo,
-                                 __m256 hi) {
+                                 float beta, const float* bias, const float* col_bias, const float* sum, bool clamp,
+                                 __m256 lo, __m256 hi) {
   const bool read_c = !first || beta != 0.0f;
   const __m256 old = !read_c ? _mm256_setzero_ps() : full ? _mm256_loadu_ps(p) : _mm256_maskload_ps(p, mask);
   __m256 v;
@@ -82,6 +82,7 @@ PTQ_AVX2 inline void StoreVector(__m256 acc, float* p, bool full, __m256i mask, 
     if (bias) v = _mm256_add_ps(v, _mm256_set1_ps(*bias));
     if (col_bias) v = _mm256_add_ps(v, full ? _mm256_loadu_ps(col_bias) : _mm256_maskload_ps(col_bias, mask));
   }
+  if (sum) v = _mm256_add_ps(v, full ? _mm256_loadu_ps(sum) : _mm256_maskload_ps(sum, mask));
   if (clamp) {  // y < lo ? lo : y, then hi < y ? hi : y (NaN compares false: stays NaN)
     v = _mm256_blendv_ps(v, lo, _mm256_cmp_ps(v, lo, _CMP_LT_OQ));
     v = _mm256_blendv_ps(v, hi, _mm256_cmp_ps(hi, v, _CMP_LT_OQ));
@@ -133,6 +134,8 @@ PTQ_AVX2 void MicroKernel(const F32Tile& t) {
   const int64_t ldc = t.ldc, cols = t.cols;
   const float* const row_bias = first ? t.row_bias : nullptr;
   const float* const col_bias = first ? t.col_bias : nullptr;
+  const float* const sum = t.last ? t.sum : nullptr;
+  const int64_t ld_sum = t.ld_sum;
   const bool clamp = t.last && t.clamp;
   const __m256 lo = _mm256_set1_ps(t.lo), hi = _mm256_set1_ps(t.hi);
 #pragma GCC unroll 8
@@ -141,7 +144,8 @@ PTQ_AVX2 void MicroKernel(const F32Tile& t) {
     for (int v = 0; v < kVecs; ++v) {
       if (cols <= 8 * v) continue;
       StoreVector(acc[r][v], c + r * ldc + 8 * v, cols >= 8 * (v + 1), mask[v], first, valpha, beta,
-                  row_bias ? row_bias + r : nullptr, col_bias ? col_bias + 8 * v : nullptr, clamp, lo, hi);
+                  row_bias ? row_bias + r : nullptr, col_bias ? col_bias + 8 * v : nullptr,
+                  sum ? sum + r * ld_sum + 8 * v : nullptr, clamp, lo, hi);
     }
   }
 }
@@ -200,6 +204,8 @@ void RunTile(const Problem& p, const Block& blk, int64_t m0, int64_t rows, int64
   t.last = blk.k0 + blk.kc == p.K;
   t.row_bias = p.epilogue.row_bias ? p.epilogue.row_bias + m0 : nullptr;
   t.col_bias = p.epilogue.col_bias ? p.epilogue.col_bias + n0 : nullptr;
+  t.sum = p.epilogue.sum ? p.epilogue.sum + m0 * p.epilogue.ld_sum + n0 : nullptr;
+  t.ld_sum = p.epilogue.ld_sum;
   t.clamp = p.epilogue.clamp;
   t.lo = p.epilogue.lo;
   t.hi = p.epilogue.hi;

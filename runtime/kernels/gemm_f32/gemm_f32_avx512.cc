@@ -49,6 +49,8 @@ PTQ_AVX512 void Kernel(const F32Tile& t) {
   const bool first = t.first, use_beta = t.beta != 0.0f;  // locals: stores to C may alias t
   const float* const row_bias = first ? t.row_bias : nullptr;
   const float* const col_bias = first ? t.col_bias : nullptr;
+  const float* const sum = t.last ? t.sum : nullptr;
+  const int64_t ld_sum = t.ld_sum;
   const bool clamp = t.last && t.clamp;
   const __m512 lo = _mm512_set1_ps(t.lo), hi = _mm512_set1_ps(t.hi);
   float* const c = t.c;
@@ -67,6 +69,7 @@ PTQ_AVX512 void Kernel(const F32Tile& t) {
         if (row_bias) out = _mm512_add_ps(out, _mm512_set1_ps(row_bias[r]));
         if (col_bias) out = _mm512_add_ps(out, _mm512_maskz_loadu_ps(mask[v], col_bias + 16 * v));
       }
+      if (sum) out = _mm512_add_ps(out, _mm512_maskz_loadu_ps(mask[v], sum + r * ld_sum + 16 * v));
       if (clamp) {  // y < lo ? lo : y, then hi < y ? hi : y (NaN compares false: stays NaN)
         out = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(out, lo, _CMP_LT_OQ), out, lo);
         out = _mm512_mask_blend_ps(_mm512_cmp_ps_mask(hi, out, _CMP_LT_OQ), out, hi);

@@ -32,6 +32,9 @@ struct F32Tile {
   // nullptr: none); in the last block, when clamp, the Clip of [lo, hi].
   const float* row_bias;
   const float* col_bias;  // col_bias[n] for the tile's columns n < cols
+  // In the last block, + sum[r * ld_sum + n] before the clamp (nullptr: none).
+  const float* sum;
+  int64_t ld_sum;
   bool last;  // last K block
   bool clamp;
   float lo, hi;

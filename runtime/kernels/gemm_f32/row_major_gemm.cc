@@ -121,6 +121,10 @@ void RowMajorGemm(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, T
     if (epilogue.col_bias) {
       for (int64_t n = 0; n < N; ++n) row[n] += epilogue.col_bias[n];
     }
+    if (epilogue.sum) {
+      const T* add = epilogue.sum + m * epilogue.ld_sum;
+      for (int64_t n = 0; n < N; ++n) row[n] += add[n];
+    }
     if (epilogue.clamp) {
       for (int64_t n = 0; n < N; ++n) {
         const T v = row[n] < epilogue.lo ? epilogue.lo : row[n];

@@ -18,6 +18,7 @@
 #include "runtime/cpu_features.h"
 #include "runtime/kernels/gemm_f32/gemm_f32_avx2.h"
 #include "runtime/kernels/gemm_f32/row_major_gemm.h"
+#include "runtime/ops/math/elementwise.h"
 #include "runtime/ops/math/float_compute.h"
 #include "runtime/ops/tensor/scratch_buffer.h"
 
@@ -116,9 +117,13 @@ void ConvNhwc(const ConvGeometry& g, const T* x, const T* w, const NhwcWeights<T
   const int64_t cg = g.in_channels_per_group(), mg = g.out_channels_per_group(), C = g.in_channels;
   const int64_t M = g.out_channels, K = cg * Product(g.window.kernel);
   const int64_t in_size = Product(g.window.input), OH = g.window.output[0], OW = g.window.output[1];
-  // out [rows, mg] (row stride M) = a [rows, K] (row stride lda) * B of group grp, + epilogue.
+  // out [rows, mg] (row stride M) = a [rows, K] (row stride lda) * B of group grp, + epilogue (the
+  // residual, when epi.sum is set, read at out's place in it).
+  const T* sum = epi.sum;
   auto gemm = [&](int64_t grp, int64_t rows, const T* a, int64_t lda, T* out) {
     epi.col_bias = bias != nullptr ? bias + grp * mg : nullptr;
+    epi.sum = sum != nullptr ? sum + (out - y) : nullptr;
+    epi.ld_sum = M;
     if constexpr (std::is_same<T, float>::value) {
       if (wts.packed != nullptr) {
         GemmF32Avx2Packed(rows, 1.0f, a, lda, (*wts.packed)[static_cast<size_t>(grp)], 0.0f, out, M, BestF32Kernels(), epi);
@@ -159,12 +164,36 @@ void ConvNhwc(const ConvGeometry& g, const T* x, const T* w, const NhwcWeights<T
   }
 }
 
-// Y = activation(conv(X, W) + B): depthwise windows of 1 or 2 dims by the direct kernel, other stride-1
-// windows of 1 or 2 dims by wide im2col, the rest by im2col (skipped for pointwise windows). The
-// activation (a fused Relu or Clip, when act.clamp) is applied as each output is stored.
+// y = activation(y + z) for a residual z of y's shape or one that broadcasts to it (the Add and the
+// activation of a FusedConv whose GEMM could not apply them as it stored y).
 template <class T>
-Tensor ConvTyped(const ConvGeometry& g, const Tensor& x, const Tensor& w, const Tensor* b, const ConvActivation& act,
-                 const NhwcWeights<T>& wts, ScratchBuffer& scratch) {
+Tensor AddAndActivate(Tensor y, const Tensor& z, const ConvActivation& act) {
+  using E = Elem<DataTypeOf<T>::value>;
+  Tensor sum = BroadcastBinary<E, E, E>(y, z, [](T a, T b) { return a + b; });
+  PTQ_ENFORCE(sum.shape() == y.shape(), "input 'Z' of shape ", ShapeToString(z.shape()),
+              " does not broadcast to the output ", ShapeToString(y.shape()));
+  if (!act.clamp) return sum;
+  const T lo = static_cast<T>(act.lo), hi = static_cast<T>(act.hi);
+  T* p = sum.data<T>();
+  for (int64_t i = 0; i < sum.size(); ++i) {
+    const T v = p[i] < lo ? lo : p[i];
+    p[i] = hi < v ? hi : v;
+  }
+  return sum;
+}
+
+// Y = activation(conv(X, W) + B [+ Z]): depthwise windows of 1 or 2 dims by the direct kernel, other
+// stride-1 windows of 1 or 2 dims by wide im2col, the rest by im2col (skipped for pointwise windows). The
+// activation (a fused Relu or Clip, when act.clamp) is applied as each output is stored; so is the
+// residual Z of a channels-last GEMM (otherwise added, then activated, in one more pass).
+template <class T>
+Tensor ConvTyped(const ConvGeometry& g, const Tensor& x, const Tensor& w, const Tensor* b, const Tensor* z,
+                 const ConvActivation& act, const NhwcWeights<T>& wts, ScratchBuffer& scratch) {
+  const bool in_gemm = g.channels_last && !(g.group > 1 && IsDepthwise(g)) && z && z->shape() == g.output_shape() &&
+                       z->dtype() == x.dtype();
+  if (z && !in_gemm) {
+    return AddAndActivate<T>(ConvTyped<T>(g, x, w, b, nullptr, ConvActivation{}, wts, scratch), *z, act);
+  }
   PTQ_ENFORCE(!b || b->size() == g.out_channels, "input 'B' has shape ", ShapeToString(b ? b->shape() : Shape{}),
               "; expected [", g.out_channels, "] (one bias per output channel)");
   Tensor y = Tensor::Uninitialized(x.dtype(), g.output_shape());
@@ -177,6 +206,7 @@ Tensor ConvTyped(const ConvGeometry& g, const Tensor& x, const Tensor& w, const 
   epi.clamp = act.clamp;
   epi.lo = static_cast<T>(act.lo);
   epi.hi = static_cast<T>(act.hi);
+  if (in_gemm) epi.sum = z->data<T>();
   if (g.channels_last) {
     ConvNhwc(g, px, pw, wts, bias, epi, py, scratch);
   } else if (g.group > 1 && IsDepthwise(g)) {
@@ -217,21 +247,25 @@ class ConvKernel final : public Kernel {
   }
 
   // Y[n, m, o] = B[m] + sum_{c, k} W[m, c, k] * X[n, grp(m) * C/group + c, o * stride - pad_begin + k * dilation]
+  // (+ Z[n, m, o], FusedConv's residual input 3), then FusedConv's activation.
   void Run(KernelContext& ctx) override {
     const Tensor& x = ctx.required_input(0);
     const Tensor& w = ctx.required_input(1);
     const Tensor* b = ctx.input(2);
-    PTQ_ENFORCE(w.dtype() == x.dtype() && (!b || b->dtype() == x.dtype()), "inputs 'X', 'W' and 'B' must have ",
-                "the same type, got ", DataTypeName(x.dtype()), ", ", DataTypeName(w.dtype()),
-                b ? ", " + DataTypeName(b->dtype()) : std::string());
+    const Tensor* z = ctx.input(3);
+    PTQ_ENFORCE(w.dtype() == x.dtype() && (!b || b->dtype() == x.dtype()) && (!z || z->dtype() == x.dtype()),
+                "inputs 'X', 'W', 'B' and 'Z' must have the same type, got ", DataTypeName(x.dtype()), ", ",
+                DataTypeName(w.dtype()), b ? ", " + DataTypeName(b->dtype()) : std::string(),
+                z ? ", " + DataTypeName(z->dtype()) : std::string());
     switch (x.dtype()) {
-      case DataType::kFloat: ctx.outputs[0] = Typed<float>(x, w, b); break;
-      case DataType::kDouble: ctx.outputs[0] = Typed<double>(x, w, b); break;
+      case DataType::kFloat: ctx.outputs[0] = Typed<float>(x, w, b, z); break;
+      case DataType::kDouble: ctx.outputs[0] = Typed<double>(x, w, b, z); break;
       case DataType::kFloat16:
       case DataType::kBfloat16: {
         const Tensor w_float = w_widened_.empty_value() ? WidenToFloat(w) : w_widened_;
         const Tensor b_float = b ? WidenToFloat(*b) : Tensor();
-        const Tensor y = Typed<float>(WidenToFloat(x), w_float, b ? &b_float : nullptr);
+        const Tensor z_float = z ? WidenToFloat(*z) : Tensor();
+        const Tensor y = Typed<float>(WidenToFloat(x), w_float, b ? &b_float : nullptr, z ? &z_float : nullptr);
         ctx.outputs[0] = NarrowFromFloat(y, x.dtype());
         break;
       }
@@ -243,7 +277,7 @@ class ConvKernel final : public Kernel {
 
  private:
   template <class T>
-  Tensor Typed(const Tensor& x, const Tensor& w, const Tensor* b) {
+  Tensor Typed(const Tensor& x, const Tensor& w, const Tensor* b, const Tensor* z) {
     const ConvGeometry& g = Geometry(x, w);
     NhwcWeights<T> wts;
     if (g.channels_last && !(g.group > 1 && IsDepthwise(g))) {
@@ -254,7 +288,7 @@ class ConvKernel final : public Kernel {
         wts.kn = w_run_.data<T>();
       }
     }
-    return ConvTyped<T>(g, x, w, b, act_, wts, scratch_);
+    return ConvTyped<T>(g, x, w, b, z, act_, wts, scratch_);
   }
 
   // W [M, C/group, KH, KW] as PackConvWeightsNhwc lays it out.

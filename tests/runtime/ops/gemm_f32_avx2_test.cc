@@ -218,19 +218,20 @@ TEST(GemmF32Avx2, RowResultsDoNotDependOnMOrKernels) {
   }
 }
 
-// The epilogue with a row bias or a column bias, then the clamp, equals beta = 1 over a C holding that
-// bias followed by the clamp, bit for bit, on every kernel, with B packed (large M) or in place, across
-// several K blocks and an N edge.
-TEST(GemmF32Avx2, EpilogueAddsRowOrColumnBiasThenClamps) {
+// The epilogue with a row bias or a column bias, a residual matrix, then the clamp, equals beta = 1 over a
+// C holding that bias, then the residual added, then the clamp, bit for bit, on every kernel, with B
+// packed (large M) or in place, across several K blocks and an N edge.
+TEST(GemmF32Avx2, EpilogueAddsRowOrColumnBiasAndResidualThenClamps) {
   PTQ_REQUIRE_AVX2();
   std::mt19937 rng(13);
   std::uniform_real_distribution<float> d(-1.0f, 1.0f);
   for (int64_t M : {int64_t{3}, int64_t{70}}) {
     constexpr int64_t kN = 37, kK = 700;
     const Matrix a(M, kK, 0, rng, 0.0f), b(kK, kN, 0, rng, 0.0f);
-    std::vector<float> row_bias(static_cast<size_t>(M)), col_bias(kN);
+    std::vector<float> row_bias(static_cast<size_t>(M)), col_bias(kN), residual(static_cast<size_t>(M * (kN + 3)));
     for (float& v : row_bias) v = d(rng);
     for (float& v : col_bias) v = d(rng);
+    for (float& v : residual) v = d(rng);
     for (F32Kernels kernels : RunnableKernels()) {
       for (bool by_column : {false, true}) {
         std::vector<float> want(static_cast<size_t>(M * kN)), got(want.size());
@@ -240,14 +241,17 @@ TEST(GemmF32Avx2, EpilogueAddsRowOrColumnBiasThenClamps) {
         GemmF32Avx2(false, false, M, kN, kK, 0.5f, a.data, a.ld, b.data, b.ld, 1.0f, want.data(), kN, kernels);
         GemmEpilogue<float> epi;
         (by_column ? epi.col_bias : epi.row_bias) = by_column ? col_bias.data() : row_bias.data();
+        epi.sum = residual.data();
+        epi.ld_sum = kN + 3;
         epi.clamp = true;
         epi.lo = -0.4f;
         epi.hi = 0.3f;
         GemmF32Avx2(false, false, M, kN, kK, 0.5f, a.data, a.ld, b.data, b.ld, 0.0f, got.data(), kN, kernels, epi);
         int clamped = 0;
         for (size_t i = 0; i < want.size(); ++i) {
-          const float w = std::min(std::max(want[i], epi.lo), epi.hi);
-          clamped += w != want[i];
+          const float v = want[i] + residual[i / kN * (kN + 3) + i % kN];
+          const float w = std::min(std::max(v, epi.lo), epi.hi);
+          clamped += w != v;
           ASSERT_EQ(got[i], w) << Name(kernels) << " M=" << M << " by_column=" << by_column << " at " << i;
         }
         EXPECT_GT(clamped, 0);
