@@ -89,6 +89,14 @@ AttributeValue IntsValue(std::vector<int64_t> v) {
   return a;
 }
 
+// channels_last = 1.
+void SetChannelsLast(Attributes* attrs) {
+  AttributeValue on;
+  on.kind = AttributeValue::Kind::kInt;
+  on.i = 1;
+  attrs->Set(kChannelsLast, on);
+}
+
 class Converter {
  public:
   explicit Converter(const Graph& g) : g_(g), out_(g) {
@@ -99,7 +107,8 @@ class Converter {
   }
 
   Graph Run(ChannelsLastCount* count) {
-    std::vector<size_t> order = GraphIndex(g_).TopologicalOrder();
+    const std::vector<size_t> order = GraphIndex(g_).TopologicalOrder();
+    if (count) *count = {};
     if (order.size() != g_.nodes.size()) return g_;  // a cycle: the session refuses the graph
     for (size_t i : order) {
       const Node& n = g_.nodes[i];
@@ -163,10 +172,7 @@ class Converter {
     Node c = n;
     c.domain = kFusedDomain;
     c.op_type = op;
-    AttributeValue on;
-    on.kind = AttributeValue::Kind::kInt;
-    on.i = 1;
-    c.attrs.Set(kChannelsLast, on);
+    SetChannelsLast(&c.attrs);
     c.inputs[0] = Twin(n.inputs[0]);
     c.outputs = {twin_[n.outputs[0]] = Fresh(n.outputs[0] + "/nhwc")};
     for (size_t i = 1; i < c.inputs.size(); ++i) {
@@ -190,17 +196,10 @@ class Converter {
     if ((!float_pool && !int_pool) || n.inputs.empty() || n.outputs.size() != 1 || !twin_.count(n.inputs[0])) {
       return false;
     }
-    Node p = n;
-    p.domain = kFusedDomain;
-    AttributeValue on;
-    on.kind = AttributeValue::Kind::kInt;
-    on.i = 1;
-    p.attrs.Set(kChannelsLast, on);
-    p.inputs[0] = twin_[n.inputs[0]];
-    for (size_t i = 1; i < p.inputs.size(); ++i) Nchw(p.inputs[i]);
-    p.outputs = {twin_[n.outputs[0]] = Fresh(n.outputs[0] + "/nhwc")};
-    nodes_.push_back(std::move(p));
-    ++count_.followers;
+    std::vector<std::string> inputs = n.inputs;
+    inputs[0] = twin_[n.inputs[0]];
+    for (size_t i = 1; i < inputs.size(); ++i) Nchw(inputs[i]);
+    Emit(n, true, std::move(inputs), n.attrs);
     return true;
   }
 
@@ -210,10 +209,7 @@ class Converter {
     Node f = n;
     if (fused) {
       f.domain = kFusedDomain;
-      AttributeValue on;
-      on.kind = AttributeValue::Kind::kInt;
-      on.i = 1;
-      attrs.Set(kChannelsLast, on);
+      SetChannelsLast(&attrs);
     }
     f.attrs = std::move(attrs);
     f.inputs = std::move(inputs);
