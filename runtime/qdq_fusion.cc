@@ -14,6 +14,7 @@ Graph FuseQdqGroups(const Graph& graph, QdqFusionCount* count) {
   FuseTableGroups(index, &out, &fused);
   FuseBinaryGroups(index, &out, &fused);
   FusePoolGroups(index, &out, &fused);
+  FuseIntegerOutputs(index, &out, &fused);
   if (count) *count = fused;
   return fused.total() == 0 ? graph : out.Finish(true);
 }

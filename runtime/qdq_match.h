@@ -42,5 +42,6 @@ void FuseMatMulConvGroups(const QdqIndex& index, GraphEdit* out, QdqFusionCount*
 void FuseTableGroups(const QdqIndex& index, GraphEdit* out, QdqFusionCount* count);      // qdq_fuse_table.cc
 void FuseBinaryGroups(const QdqIndex& index, GraphEdit* out, QdqFusionCount* count);     // qdq_fuse_binary.cc
 void FusePoolGroups(const QdqIndex& index, GraphEdit* out, QdqFusionCount* count);       // qdq_fuse_pool.cc
+void FuseIntegerOutputs(const QdqIndex& index, GraphEdit* out, QdqFusionCount* count);   // qdq_fuse_integer_output.cc
 
 }  // namespace ptq

@@ -205,5 +205,33 @@ TEST(QdqExecution, GemmGroupsFuseLikeMatMul) {
   EXPECT_LE(MaxUnitsApart(r.fused[1], r.literal[1], &differ), 1.0);
 }
 
+// The QOperator form of a MatMul with a bias and float readers: MatMulInteger -> Add(int32 bias) ->
+// DequantizeLinear(scale per column); and one without a bias, scale per tensor. Both become one
+// MatMulIntegerToFloat with the three nodes' bits.
+TEST(QdqExecution, MatMulIntegerWithBiasAndDequantizeFusesWithTheSameBits) {
+  std::mt19937 rng(8);
+  ModelBuilder b(13);
+  b.Input("aq", DataType::kUint8, {2, 5, 24});
+  b.Initializer("a/zp", Tensor::Scalar<uint8_t>(131));
+  b.Initializer("w", Random8(rng, DataType::kInt8, {24, 7})).Initializer("w/zp", Tensor::Scalar<int8_t>(0));
+  Tensor bias(DataType::kInt32, {7});
+  for (int64_t n = 0; n < 7; ++n) bias.data<int32_t>()[n] = static_cast<int32_t>(n * 911 - 3000);
+  b.Initializer("bias", bias).Initializer("scale", Floats(rng, {7}, 1e-4f, 1e-3f));
+  b.Initializer("scale1", Tensor::Scalar<float>(3e-4f));
+  b.Node("MatMulInteger", {"aq", "w", "a/zp", "w/zp"}, {"acc"});
+  b.Node("Add", {"acc", "bias"}, {"acc_b"});
+  b.Node("DequantizeLinear", {"acc_b", "scale"}, {"y"}).add_attribute()->CopyFrom(IntAttr("axis", -1));
+  b.Node("MatMulInteger", {"aq", "w", "a/zp", "w/zp"}, {"acc2"});
+  b.Node("DequantizeLinear", {"acc2", "scale1"}, {"y2"});
+  b.Output("y", DataType::kFloat).Output("y2", DataType::kFloat);
+  const auto graph = std::make_shared<const Graph>(GraphFromModel(b.model(), "", "qop.onnx"));
+  const FusedAndLiteral r = RunBoth(graph, {{"aq", Random8(rng, DataType::kUint8, {2, 5, 24})}});
+  EXPECT_EQ(r.count.integer_outputs, 2);
+  for (size_t o = 0; o < 2; ++o) {
+    ASSERT_EQ(r.fused[o].shape(), r.literal[o].shape());
+    EXPECT_EQ(0, std::memcmp(r.fused[o].raw(), r.literal[o].raw(), r.literal[o].nbytes())) << graph->outputs[o].name;
+  }
+}
+
 }  // namespace
 }  // namespace ptq

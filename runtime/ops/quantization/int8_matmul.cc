@@ -34,7 +34,8 @@ PackedInt8Matrices PackInt8Matrices(const Tensor& b, const std::vector<int32_t>&
 
 void Int8MatMul(const Tensor& a, const std::vector<int32_t>& a_zero_point, const Tensor& b,
                 const std::vector<int32_t>& b_zero_point, const PackedInt8Matrices* packed, const MatMulShape& s,
-                Int8Output out, const float* multiplier, int32_t y_zero_point, Tensor& y, const float* float_bias) {
+                Int8Output out, const float* multiplier, int32_t y_zero_point, Tensor& y, const float* float_bias,
+                const int32_t* bias) {
   const int64_t outputs = static_cast<int64_t>(s.a_of.size());
   if (outputs == 0 || s.M == 0 || s.N == 0) return;
   const auto* a_bytes = static_cast<const uint8_t*>(a.raw());
@@ -61,7 +62,7 @@ void Int8MatMul(const Tensor& a, const std::vector<int32_t>& a_zero_point, const
     const int64_t ai = s.a_of[static_cast<size_t>(i)];
     const int64_t bi = s.b_of[static_cast<size_t>(i)];
     const Int8GemmA in{rows, a_bytes + ai * s.M * s.K, a_signed, s.K, a_zero_point.data() + ai * s.M, true};
-    const Int8GemmOut o{out, y_bytes + i * s.M * s.N * elem, s.N, nullptr,
+    const Int8GemmOut o{out, y_bytes + i * s.M * s.N * elem, s.N, bias != nullptr ? bias + bi * s.N : nullptr,
                         multiplier != nullptr ? multiplier + bi * s.N : nullptr, y_zero_point,
                         float_bias != nullptr ? float_bias + bi * s.N : nullptr};
     Int8Gemm(in, pb, o);

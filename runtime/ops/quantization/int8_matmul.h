@@ -22,14 +22,15 @@ struct PackedInt8Matrices {
 // (ColumnParamIndex order).
 PackedInt8Matrices PackInt8Matrices(const Tensor& b, const std::vector<int32_t>& b_zero_point);
 
-// y = numpy.matmul(a - a_zero_point, b - b_zero_point) as int32 (out == kInt32), or requantized with
-// multiplier[j * N + n] for column n of B matrix j (8-bit outputs), or as float32 times that multiplier
-// plus float_bias[j * N + n] (kFloat; float_bias may be null). Zero points as IntMatMulReference.
+// y = numpy.matmul(a - a_zero_point, b - b_zero_point) (+ bias[j * N + n], int32 wrapping, when bias is
+// given) as int32 (out == kInt32), or requantized with multiplier[j * N + n] for column n of B matrix j
+// (8-bit outputs), or as float32 times that multiplier plus float_bias[j * N + n] (kFloat; float_bias may
+// be null). Zero points as IntMatMulReference.
 // `packed` (may be null) is b packed by PackInt8Matrices with the same zero points.
 // REQUIRES: shape == ComputeMatMulShape(a.shape(), b.shape(), ...); y has shape.output and the type of `out`.
 void Int8MatMul(const Tensor& a, const std::vector<int32_t>& a_zero_point, const Tensor& b,
                 const std::vector<int32_t>& b_zero_point, const PackedInt8Matrices* packed, const MatMulShape& shape,
                 Int8Output out, const float* multiplier, int32_t y_zero_point, Tensor& y,
-                const float* float_bias = nullptr);
+                const float* float_bias = nullptr, const int32_t* bias = nullptr);
 
 }  // namespace ptq

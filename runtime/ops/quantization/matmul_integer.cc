@@ -69,9 +69,13 @@ class MatMulIntegerKernel : public Kernel {
     const bool use_packed = packed_ && packed_->b_shape == b.shape() && packed_->dtype == b.dtype();
     if (to_float_) {
       const FloatScaling s = ReadFloatScaling(ctx, shape.N, shape.b_matrices);
+      const Tensor* int_bias = ctx.input(kToFloatIntBias);
+      PTQ_ENFORCE(!int_bias || (int_bias->dtype() == DataType::kInt32 && int_bias->size() == shape.N &&
+                                shape.b_matrices == 1),
+                  "input 'int_bias' must hold ", shape.N, " int32 values for one B matrix");
       Tensor y = Tensor::Uninitialized(DataType::kFloat, shape.output);
       Int8MatMul(a, a_zero_point, b, b_zero_point, use_packed ? &*packed_ : nullptr, shape, Int8Output::kFloat,
-                 s.multiplier.data(), 0, y, s.bias.data());
+                 s.multiplier.data(), 0, y, s.bias.data(), int_bias ? int_bias->data<int32_t>() : nullptr);
       ctx.outputs[0] = std::move(y);
       return;
     }
