@@ -1,6 +1,7 @@
 // QOperator fusion of MatMulInteger [-> Add of a constant int32 bias] -> DequantizeLinear (the form ptq
-// writes for a MatMul with a bias or float readers) into one MatMulIntegerToFloat storing the float
-// output: float(acc + bias) * scale, the bits of the three nodes (for positive scales).
+// writes for a MatMul with a bias or float readers, and for attention's Q K^T) into one
+// MatMulIntegerToFloat storing the float output: float(acc + bias) * scale, the bits of the nodes (for
+// positive scales).
 #include "runtime/qdq_match.h"
 
 namespace ptq {
@@ -47,13 +48,18 @@ void FuseIntegerOutputs(const QdqIndex& index, GraphEdit* out, QdqFusionCount* c
     if (mm_at == GraphIndex::kNone || index.OnlyReader(g.nodes[mm_at].outputs[0]) != acc_reader) continue;
     const Node& mm = g.nodes[mm_at];
     if (!mm.domain.empty() || mm.op_type != "MatMulInteger" || mm.inputs.size() < 2) continue;
+    if (out->Changed(mm_at) || (add_at != GraphIndex::kNone && out->Changed(add_at))) continue;
+    // A constant 2-D B (weights: a scale per column of the product, the last axis of whatever rank, and a
+    // bias allowed), or a computed one (attention's Q K^T: one scale, no bias).
     const Tensor* b = index.Constant(mm.inputs[1]);
-    if (!b || b->rank() != 2 || out->Changed(mm_at) || (add_at != GraphIndex::kNone && out->Changed(add_at))) continue;
-    const int64_t N = b->dim(1);
     const int64_t axis = dq.attrs.GetInt("axis", 1);
-    // The scale per column of the product (the last axis, of whatever rank) or per tensor.
-    if (scale->size() != 1 && !(scale->size() == N && axis == -1)) continue;
-    if (!int_bias.empty() && index.Constant(int_bias)->size() != N) continue;
+    if (b == nullptr) {
+      if (scale->size() != 1 || !int_bias.empty()) continue;
+    } else {
+      const int64_t N = b->rank() == 2 ? b->dim(1) : -1;
+      if (N < 0 || (scale->size() != 1 && !(scale->size() == N && axis == -1))) continue;
+      if (!int_bias.empty() && index.Constant(int_bias)->size() != N) continue;
+    }
     Node fused;
     fused.domain = kFusedDomain;
     fused.op_type = "MatMulIntegerToFloat";

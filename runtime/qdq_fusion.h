@@ -41,8 +41,9 @@ struct QdqFusionCount {
 // QLinearAveragePool / QLinearGlobalAveragePool: exact integer window sums, requantized once (within one
 // unit of the literal float sum; ops/quantization/qlinear_average_pool.h).
 // And the QOperator form's MatMulInteger(a, constant 2-D b) [-> Add(constant int32 bias)] ->
-// DequantizeLinear(scale per tensor or per column, axis -1; zero point 0) becomes MatMulIntegerToFloat
-// with a_scale 1, b_scale the DequantizeLinear's and int_bias: float(acc + bias) * scale, the same bits.
+// DequantizeLinear(scale per tensor or per column, axis -1; zero point 0), or MatMulInteger(a, computed b)
+// -> DequantizeLinear(one scale), becomes MatMulIntegerToFloat with a_scale 1, b_scale the
+// DequantizeLinear's and int_bias: float(acc + bias) * scale, the same bits.
 // DequantizeLinear nodes left without readers are removed; every other tensor keeps its name and value
 // within the rounding described in README ("QDQ execution"): the 8-bit outputs differ from the literal
 // float evaluation by at most one unit, where the float sum rounds across a .5 boundary.

@@ -206,8 +206,8 @@ TEST(QdqExecution, GemmGroupsFuseLikeMatMul) {
 }
 
 // The QOperator form of a MatMul with a bias and float readers: MatMulInteger -> Add(int32 bias) ->
-// DequantizeLinear(scale per column); and one without a bias, scale per tensor. Both become one
-// MatMulIntegerToFloat with the three nodes' bits.
+// DequantizeLinear(scale per column); one without a bias, scale per tensor; and attention's scores of two
+// computed tensors. Each becomes one MatMulIntegerToFloat with the nodes' bits.
 TEST(QdqExecution, MatMulIntegerWithBiasAndDequantizeFusesWithTheSameBits) {
   std::mt19937 rng(8);
   ModelBuilder b(13);
@@ -223,11 +223,15 @@ TEST(QdqExecution, MatMulIntegerWithBiasAndDequantizeFusesWithTheSameBits) {
   b.Node("DequantizeLinear", {"acc_b", "scale"}, {"y"}).add_attribute()->CopyFrom(IntAttr("axis", -1));
   b.Node("MatMulInteger", {"aq", "w", "a/zp", "w/zp"}, {"acc2"});
   b.Node("DequantizeLinear", {"acc2", "scale1"}, {"y2"});
-  b.Output("y", DataType::kFloat).Output("y2", DataType::kFloat);
+  // Attention's scores: both operands computed.
+  b.Node("Transpose", {"aq"}, {"aqt"}).add_attribute()->CopyFrom(IntsAttr("perm", {0, 2, 1}));
+  b.Node("MatMulInteger", {"aq", "aqt", "a/zp", "a/zp"}, {"acc3"});
+  b.Node("DequantizeLinear", {"acc3", "scale1"}, {"y3"});
+  b.Output("y", DataType::kFloat).Output("y2", DataType::kFloat).Output("y3", DataType::kFloat);
   const auto graph = std::make_shared<const Graph>(GraphFromModel(b.model(), "", "qop.onnx"));
   const FusedAndLiteral r = RunBoth(graph, {{"aq", Random8(rng, DataType::kUint8, {2, 5, 24})}});
-  EXPECT_EQ(r.count.integer_outputs, 2);
-  for (size_t o = 0; o < 2; ++o) {
+  EXPECT_EQ(r.count.integer_outputs, 3);
+  for (size_t o = 0; o < 3; ++o) {
     ASSERT_EQ(r.fused[o].shape(), r.literal[o].shape());
     EXPECT_EQ(0, std::memcmp(r.fused[o].raw(), r.literal[o].raw(), r.literal[o].nbytes())) << graph->outputs[o].name;
   }
