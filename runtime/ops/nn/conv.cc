@@ -109,7 +109,7 @@ struct NhwcWeights {
 // columns and the activation applied as each output is stored.
 template <class T>
 void ConvNhwc(const ConvGeometry& g, const T* x, const T* w, const NhwcWeights<T>& wts, const T* bias,
-              GemmEpilogue<T> epi, T* y, ScratchBuffer& scratch) {
+              const GemmEpilogue<T>& epi, T* y, ScratchBuffer& scratch) {
   if (g.group > 1 && IsDepthwise(g)) {
     DepthwiseConvNhwc(x, w, bias, g, y, epi);
     return;
@@ -117,20 +117,21 @@ void ConvNhwc(const ConvGeometry& g, const T* x, const T* w, const NhwcWeights<T
   const int64_t cg = g.in_channels_per_group(), mg = g.out_channels_per_group(), C = g.in_channels;
   const int64_t M = g.out_channels, K = cg * Product(g.window.kernel);
   const int64_t in_size = Product(g.window.input), OH = g.window.output[0], OW = g.window.output[1];
-  // out [rows, mg] (row stride M) = a [rows, K] (row stride lda) * B of group grp, + epilogue (the
-  // residual, when epi.sum is set, read at out's place in it).
-  const T* sum = epi.sum;
+  // out [rows, mg] (row stride M) = a [rows, K] (row stride lda) * B of group grp, + the epilogue with
+  // the group's bias and (when epi.sum is set) the residual read at out's place in it. Threads call this
+  // at once: each builds its own epilogue.
   auto gemm = [&](int64_t grp, int64_t rows, const T* a, int64_t lda, T* out) {
-    epi.col_bias = bias != nullptr ? bias + grp * mg : nullptr;
-    epi.sum = sum != nullptr ? sum + (out - y) : nullptr;
-    epi.ld_sum = M;
+    GemmEpilogue<T> e = epi;
+    e.col_bias = bias != nullptr ? bias + grp * mg : nullptr;
+    e.sum = epi.sum != nullptr ? epi.sum + (out - y) : nullptr;
+    e.ld_sum = M;
     if constexpr (std::is_same<T, float>::value) {
       if (wts.packed != nullptr) {
-        GemmF32Avx2Packed(rows, 1.0f, a, lda, (*wts.packed)[static_cast<size_t>(grp)], 0.0f, out, M, BestF32Kernels(), epi);
+        GemmF32Avx2Packed(rows, 1.0f, a, lda, (*wts.packed)[static_cast<size_t>(grp)], 0.0f, out, M, BestF32Kernels(), e);
         return;
       }
     }
-    RowMajorGemm<T>(false, false, rows, mg, K, T(1), a, lda, wts.kn + grp * K * mg, mg, T(0), out, M, epi);
+    RowMajorGemm<T>(false, false, rows, mg, K, T(1), a, lda, wts.kn + grp * K * mg, mg, T(0), out, M, e);
   };
   if (g.group == 1 && IsPointwise(g.window)) {
     gemm(0, g.batch * in_size, x, C, y);

@@ -161,23 +161,29 @@ TEST(ConvSweepTest, MatchesTheTapByTapReference) {
   }
 }
 
-// A channels-last convolution large enough to share its output lines between threads gives the same bits
-// on one thread and on three (more threads than cores: the shares fall differently).
+// A channels-last convolution large enough to share its output lines between threads, with groups and a
+// residual input, gives the same bits on one thread and on three (more threads than cores: the shares
+// fall differently), and the bits of the convolution followed by the residual's addition.
 TEST(ConvSweepTest, ChannelsLastConvGivesTheSameBitsOnAnyThreadCount) {
   std::mt19937 rng(19);
   Window win{{3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, {45, 38}};
-  const Tensor x = RandomTensor(rng, {2, 45, 38, 24}), w = RandomTensor(rng, {40, 12, 3, 3}), b = RandomTensor(rng, {40});
+  const Tensor x = RandomTensor(rng, {1, 45, 38, 24}), w = RandomTensor(rng, {40, 12, 3, 3}), b = RandomTensor(rng, {40});
+  const Tensor z = RandomTensor(rng, {1, 45, 38, 40});
   Attributes a = WindowAttrs(win);
   a.Set("group", IntAttr(2));
   a.Set("channels_last", IntAttr(1));
   const int saved = omp_get_max_threads();
   omp_set_num_threads(1);
-  const Tensor one = testing::RunOp("FusedConv", 1, a, {x, w, b}, 1, true, "ptq.fused")[0];
+  const Tensor plain = testing::RunOp("FusedConv", 1, a, {x, w, b}, 1, true, "ptq.fused")[0];
+  const Tensor one = testing::RunOp("FusedConv", 1, a, {x, w, b, z}, 1, true, "ptq.fused")[0];
   omp_set_num_threads(3);
-  const Tensor three = testing::RunOp("FusedConv", 1, a, {x, w, b}, 1, true, "ptq.fused")[0];
+  const Tensor three = testing::RunOp("FusedConv", 1, a, {x, w, b, z}, 1, true, "ptq.fused")[0];
   omp_set_num_threads(saved);
-  ASSERT_EQ(one.shape(), (Shape{2, 45, 38, 40}));
+  ASSERT_EQ(one.shape(), (Shape{1, 45, 38, 40}));
   EXPECT_EQ(0, std::memcmp(one.raw(), three.raw(), one.nbytes()));
+  for (int64_t i = 0; i < one.size(); ++i) {
+    ASSERT_EQ(one.data<float>()[i], plain.data<float>()[i] + z.data<float>()[i]) << i;
+  }
 }
 
 // The channels-last depthwise kernel gives the bits of the channels-first one, with an activation.
