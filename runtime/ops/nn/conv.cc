@@ -144,7 +144,11 @@ void ConvNhwc(const ConvGeometry& g, const T* x, const T* w, const NhwcWeights<T
   constexpr int64_t kParallelMacs = int64_t{1} << 22;
   const int threads = omp_in_parallel() || g.batch * OH * OW * K * M < kParallelMacs ? 1 : omp_get_max_threads();
   int64_t lines = std::max<int64_t>(1, std::min(OH, kRowsBudget / std::max<int64_t>(1, OW * K)));
-  if (threads > 1 && g.batch * g.group < threads) lines = std::min(lines, (OH + threads - 1) / threads);
+  // Only ptq's AVX2 GEMM computes a row the same whatever the rows beside it (Eigen's blocking depends on
+  // the row count): blocks shrink for the threads only there, so any thread count gives the same bits.
+  bool own_gemm = false;
+  if constexpr (std::is_same<T, float>::value) own_gemm = GetCpuFeatures().avx2_fma;
+  if (own_gemm && threads > 1 && g.batch * g.group < threads) lines = std::min(lines, (OH + threads - 1) / threads);
   const int64_t blocks = (OH + lines - 1) / lines, units = g.batch * g.group * blocks;
   auto run = [&](int64_t u, T* rows) {
     const int64_t n = u / (g.group * blocks), grp = u / blocks % g.group, l0 = u % blocks * lines;
