@@ -18,8 +18,6 @@ const std::vector<std::string>& AutoRangeCandidates() {
 
 RangeMethodChoice ChooseRangeMethod(const ConfigFile& config, const CalibrationConfig& cal, const Graph& graph,
                                     const SampleOptions& options, CalibrationResult* result) {
-  onnx::ModelProto proto;
-  LoadModelProto(config.model, &proto);
   QuantizationOptions quant = cal.options.quant;
   quant.bias_correction = false;  // the table has no channel means yet
   SampleOptions so = options;
@@ -36,8 +34,10 @@ RangeMethodChoice ChooseRangeMethod(const ConfigFile& config, const CalibrationC
     for (const auto& [name, t] : r.tensors) table.tensors[name] = t;
     table.observed = r.observed;
     table.smoothing = r.smoothing;
-    const onnx::ModelProto q = RewriteModel(proto, ModelFolder(config), table, quant, {}, nullptr);
-    const Graph int8 = GraphFromModel(q, ModelFolder(config), "the int8 model of calibration method " + m);
+    onnx::ModelProto proto;  // read for each candidate: the rewrite takes its weights
+    LoadModelProto(config.model, &proto);
+    const Graph int8 = GraphFromModel(RewriteModel(std::move(proto), ModelFolder(config), table, quant, {}, nullptr),
+                                      ModelFolder(config), "the int8 model of calibration method " + m);
     SampleReader reader = SampleReader::Open(graph, cal.data, so);
     const BatchSource next = [&](std::map<std::string, Tensor>* b, int64_t* n) { return reader.Next(b, n); };
     const ValidationResult v = Validate(graph, int8, {}, next, nullptr, false);

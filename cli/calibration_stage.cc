@@ -62,7 +62,7 @@ CalibrationStage RunCalibrationStage(const ConfigFile& config, const Calibration
     PreparedModel p = PrepareFloatModel(config.model, equalize, {});
     smoothing = SmoothQuantFactors(p, config, cal, options, quiet);
     if (!smoothing.empty()) ApplySmoothing(&p.model, p.dir, smoothing);
-    return GraphFromModel(p.model, p.dir, config.model);
+    return GraphFromModel(std::move(p.model), p.dir, config.model);
   }();
   SampleReader reader = SampleReader::Open(graph, cal.data, options);
   const bool show = !quiet && ::isatty(2);
@@ -110,7 +110,7 @@ CalibrationStage RunCalibrationStage(const ConfigFile& config, const Calibration
     for (const std::string& w : CalibrationWarnings(result)) std::cerr << "ptq: warning: " << w << "\n";
   }
   TableProvenance p;
-  p.model_digest = Sha256Hex(ReadFileToString(config.model, int64_t{2} << 30));
+  p.model_digest = Sha256FileHex(config.model);
   p.config_digest = CalibrationConfigDigest(config);
   p.method = cal.options.method;
   p.percentile = cal.options.percentile;

@@ -8,6 +8,7 @@
 #include "cli/commands.h"
 #include "cli/config_file.h"
 #include "runtime/file_util.h"
+#include "runtime/memory_usage.h"
 #include "runtime/threading.h"
 
 namespace ptq {
@@ -57,6 +58,7 @@ int CalibrateCommand(int argc, char** argv) {
   if (args.Has("shard")) ParseShard(args.Get("shard"), &so);
   std::string out = args.Get("out", cal.table);
   if (out.empty()) out = DefaultTablePath(config);
+  SetMemoryStage("calibration");
   const CalibrationStage stage = RunCalibrationStage(config, cal, so, args.Get("shard", ""), args.Has("quiet"));
   WriteFileAtomic(out, stage.table);
   if (!args.Has("quiet")) {

@@ -90,7 +90,7 @@ int MergeStatsCommand(int argc, char** argv) {
   if (args.positional().size() < 2) ThrowUsageError("ptq merge-stats needs at least two tables (see --help)");
   const ConfigFile config = LoadConfig(args.Require("config"), args.GetAll("set"));
   const CalibrationConfig cal = ParseCalibrationConfig(config.json, config.dir);
-  const std::string model_digest = Sha256Hex(ReadFileToString(config.model, int64_t{2} << 30));
+  const std::string model_digest = Sha256FileHex(config.model);
   const std::string config_digest = CalibrationConfigDigest(config);
   const std::vector<std::string>& paths = args.positional();
   TableProvenance p;

@@ -23,8 +23,8 @@ PreparedModel PrepareFloatModel(const std::string& path, bool equalize, const Sm
 
 Graph LoadPreparedGraph(const std::string& path, bool equalize, const SmoothingFactorMap& smoothing) {
   if (!equalize && smoothing.empty()) return LoadCleanGraph(path);
-  const PreparedModel p = PrepareFloatModel(path, equalize, smoothing);
-  return GraphFromModel(p.model, p.dir, path);
+  PreparedModel p = PrepareFloatModel(path, equalize, smoothing);
+  return GraphFromModel(std::move(p.model), p.dir, path);
 }
 
 }  // namespace ptq

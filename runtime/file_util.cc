@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <mutex>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -95,28 +96,6 @@ std::pair<std::string, int> CreateTemporary(const std::string& path) {
   }
 }
 
-// Writes all of `bytes`, fsyncs and closes `fd`; on failure removes `tmp` and throws.
-void WriteAndSync(const std::string& path, const std::string& tmp, int fd, const std::string& bytes) {
-  size_t done = 0;
-  while (done < bytes.size()) {
-    const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      const int err = errno;
-      ::close(fd);
-      Discard(tmp);
-      ThrowInputError(path, ": write failed: ", std::strerror(err));
-    }
-    done += static_cast<size_t>(n);
-  }
-  const bool synced = ::fsync(fd) == 0;
-  const int err = errno;
-  if (::close(fd) != 0 || !synced) {
-    Discard(tmp);
-    ThrowInputError(path, ": flushing to disk failed: ", std::strerror(synced ? errno : err));
-  }
-}
-
 // Makes a rename in `dir` durable (best effort: some file systems cannot fsync a folder).
 void SyncFolder(const fs::path& dir) {
   const int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -126,6 +105,52 @@ void SyncFolder(const fs::path& dir) {
 }
 
 }  // namespace
+
+TemporaryFile::TemporaryFile(const std::string& destination) : destination_(destination) {
+  std::tie(path_, fd_) = CreateTemporary(destination);
+}
+
+TemporaryFile::TemporaryFile(TemporaryFile&& other) noexcept
+    : path_(std::move(other.path_)), destination_(std::move(other.destination_)), fd_(other.fd_), size_(other.size_) {
+  other.path_.clear();
+  other.fd_ = -1;
+}
+
+TemporaryFile::~TemporaryFile() {
+  if (fd_ >= 0) ::close(fd_);
+  if (!path_.empty()) Discard(path_);
+}
+
+void TemporaryFile::Fail(const std::string& what, int err) {
+  if (fd_ >= 0) ::close(fd_);
+  fd_ = -1;
+  Discard(path_);
+  path_.clear();
+  ThrowInputError(destination_, ": ", what, ": ", std::strerror(err));
+}
+
+void TemporaryFile::Write(const void* data, size_t n) {
+  if (fd_ < 0) ThrowInputError(destination_, ": write after the file was finished or failed");
+  const char* p = static_cast<const char*>(data);
+  for (size_t done = 0; done < n;) {
+    const ssize_t k = ::write(fd_, p + done, n - done);
+    if (k < 0) {
+      if (errno == EINTR) continue;
+      Fail("write failed", errno);
+    }
+    done += static_cast<size_t>(k);
+  }
+  size_ += static_cast<int64_t>(n);
+}
+
+void TemporaryFile::Finish() {
+  if (fd_ < 0) return;
+  const bool synced = ::fsync(fd_) == 0;
+  const int err = errno;
+  const bool closed = ::close(fd_) == 0;
+  fd_ = -1;
+  if (!synced || !closed) Fail("flushing to disk failed", synced ? errno : err);
+}
 
 AtomicFileSet::~AtomicFileSet() {
   if (pending_.empty()) return;
@@ -137,9 +162,15 @@ AtomicFileSet::~AtomicFileSet() {
 }
 
 void AtomicFileSet::Add(const std::string& path, const std::string& bytes) {
-  const auto [tmp, fd] = CreateTemporary(path);
-  WriteAndSync(path, tmp, fd, bytes);
-  pending_.emplace_back(tmp, path);
+  TemporaryFile file(path);
+  file.Write(bytes.data(), bytes.size());
+  Add(std::move(file));
+}
+
+void AtomicFileSet::Add(TemporaryFile file) {
+  file.Finish();
+  pending_.emplace_back(file.path_, file.destination_);
+  file.path_.clear();  // this set removes or renames it now
 }
 
 void AtomicFileSet::Commit() {

@@ -7,6 +7,8 @@
 #include <set>
 
 #include "runtime/activation_fusion.h"
+#include "runtime/mapped_file.h"
+#include "runtime/memory_usage.h"
 #include "runtime/op_registry.h"
 
 namespace ptq {
@@ -217,6 +219,9 @@ Session::Session(std::shared_ptr<const Graph> graph, const SessionOptions& optio
     }
     steps_.push_back(std::move(step));
   }
+  // Kernels that pack a constant (the int8 weights) have read it once here and no longer need it: the
+  // resident pages of mapped constants go back to the page cache (read again if a kernel does need them).
+  for (const auto& kv : g.constants) DropResidentPages(kv.second.buffer());
   std::vector<bool> keep(static_cast<size_t>(num_slots_), false);
   for (int s : output_slots_) keep[static_cast<size_t>(s)] = true;
   for (const auto& c : constant_slots_) keep[static_cast<size_t>(c.first)] = true;
@@ -286,7 +291,7 @@ std::vector<Tensor> Session::Execute(std::vector<Tensor>& slots, const Observer&
     } catch (const Error& e) {
       throw Error(e.kind(), StrCat(g.source, ": node '", n.name, "' (", n.op_type, "): ", e.what()));
     } catch (const std::bad_alloc&) {
-      ThrowInputError(g.source, ": node '", n.name, "' (", n.op_type, "): out of memory");
+      ThrowOutOfMemory(StrCat("running ", g.source, ": node '", n.name, "' (", n.op_type, ")"));
     }
     for (size_t o = 0; o < step.output_slots.size(); ++o) {
       const int s = step.output_slots[o];
