@@ -59,7 +59,8 @@ int CalibrateCommand(int argc, char** argv) {
   std::string out = args.Get("out", cal.table);
   if (out.empty()) out = DefaultTablePath(config);
   SetMemoryStage("calibration");
-  const CalibrationStage stage = RunCalibrationStage(config, cal, so, args.Get("shard", ""), args.Has("quiet"));
+  const CalibrationStage stage =
+      RunCalibrationStage(config, FloatModel(config.model), cal, so, args.Get("shard", ""), args.Has("quiet"));
   WriteFileAtomic(out, stage.table);
   if (!args.Has("quiet")) {
     const double per = stage.samples > 0 ? 1e3 / static_cast<double>(stage.samples) : 0.0;

@@ -105,12 +105,13 @@ int MergeStatsCommand(int argc, char** argv) {
     MergeCalibrationResults(&merged, p, r, pi, paths[i]);
   }
   CheckShardsCoverTheData(paths, shards);
-  const Graph graph = LoadPreparedGraph(config.model, merged.equalized, merged.smoothing);  // the model the shards saw
+  const FloatModel model(config.model);
+  const Graph graph = LoadPreparedGraph(model, merged.equalized, merged.smoothing);  // the model the shards saw
   SampleOptions so;  // all samples, as one run reads them
   so.batch_size = cal.batch_size;
   so.max_samples = cal.max_samples;
   if (cal.options.method == kAutoRangeMethod) {
-    ChooseRangeMethod(config, cal, graph, so, &merged);
+    ChooseRangeMethod(model, cal, graph, so, &merged);
   } else {
     ChooseQuantization(graph, cal.options, &merged);
   }

@@ -24,6 +24,7 @@
 #include "report/validation_config.h"
 #include "runtime/quant_table.h"
 #include "rewrite/rewriter.h"
+#include "runtime/allocator_tuning.h"
 #include "runtime/error.h"
 #include "runtime/file_util.h"
 #include "runtime/model_io.h"
@@ -172,26 +173,29 @@ int QuantizeCommand(int argc, char** argv) {
   SetNumThreads(args.GetInt("threads", 0));
   SessionOptions::SetDefaultLiteralQdq(args.Has("literal-qdq"));
 
+  NewFoldersOf output_folders(config.output);  // scratch and data files are made there before the outputs
   StageProgress progress(quiet);
   progress.Start(1, "calibration", "calibrating on " + cal.data);
+  // Read by every stage: with its weights in a scratch data file beside the output when they are inside
+  // the .onnx file, so that each stage maps them rather than holding its own copy.
+  const FloatModel model(config.model, config.output);
+  ReturnFreedMemory();  // what reading the model for the scratch copy took
   SampleOptions so;
   so.max_samples = cal.max_samples;
   so.batch_size = cal.batch_size;
-  const CalibrationStage calib = RunCalibrationStage(config, cal, so, "", quiet);
+  const CalibrationStage calib = RunCalibrationStage(config, model, cal, so, "", quiet);
 
   progress.Start(2, "rewrite", "rewriting");
   const QuantTable table = ParseQuantTable(calib.table, "calibration table");
-  const std::string model_digest = Sha256FileHex(config.model);
+  const std::string& model_digest = calib.model_digest;
   const auto metadata = QuantizedModelMetadata(config, Sha256Hex(calib.table), model_digest);
-  // Each rewrite reads the float model afresh and writes its large tensors to its own data file beside
-  // the output as it makes them: no model is held twice.
+  // Each rewrite writes its large tensors to its own data file beside the output as it makes them: no
+  // model is held twice.
   const auto rewrite = [&](const QuantizationOptions& o) {
     FallbackCandidate c;
     c.options = o;
     c.data = std::make_shared<ExternalDataWriter>(config.output);
-    onnx::ModelProto float_model;
-    LoadModelProto(config.model, &float_model);
-    c.model = RewriteModel(std::move(float_model), ModelFolder(config), table, o, metadata, &c.info, c.data.get());
+    c.model = RewriteModel(model.Proto(), model.dir(), table, o, metadata, &c.info, c.data.get());
     return c;
   };
   FallbackCandidate chosen = rewrite(rc);
@@ -210,8 +214,8 @@ int QuantizeCommand(int argc, char** argv) {
   // and smoothed model the int8 model was made from (equal in float up to rounding; its tensors are what
   // the int8 tensors stand for).
   const bool prepared = table.equalized || !table.smoothing.empty();
-  auto float_graph = std::make_unique<const Graph>(prepared ? LoadPreparedGraph(config.model, table.equalized, table.smoothing)
-                                                            : LoadGraph(config.model));
+  auto float_graph = std::make_unique<const Graph>(prepared ? LoadPreparedGraph(model, table.equalized, table.smoothing)
+                                                            : GraphFromModel(model.Proto(), model.dir(), model.path()));
   SampleOptions vo;
   vo.batch_size = cal.batch_size;
   Tensor labels;
@@ -251,7 +255,7 @@ int QuantizeCommand(int argc, char** argv) {
   if (prepared) {
     // The outputs are judged against the user's model itself, not the equalized or smoothed one the
     // layers are compared with (equal in float up to rounding; a defect there would show here).
-    const Graph input_graph = LoadGraph(config.model);
+    const Graph input_graph = GraphFromModel(model.Proto(), model.dir(), model.path());
     Batches again{SampleReader::Open(input_graph, data, vo)};
     ValidationResult vs_input =
         Validate(input_graph, *chosen.graph, {}, again.source(), val.labels.empty() ? nullptr : &labels, false, val.tasks);
@@ -297,8 +301,7 @@ int QuantizeCommand(int argc, char** argv) {
                                {"calibration_samples", calib.samples},
                                {"validation_samples", result.samples},
                                {"validation_data", data},
-                               {"methods", MethodsJson(rc, info)},
-                               {"memory", progress.MemoryJson()}};
+                               {"methods", MethodsJson(rc, info)}};
   nlohmann::json model_info = {{"float_bytes", fs::file_size(config.model)},
                                {"int8_bytes", written.model_bytes + written.data_bytes},
                                {"external_data", written.data_file.empty() ? nlohmann::json(nullptr) : nlohmann::json(written.data_file)},
@@ -310,6 +313,7 @@ int QuantizeCommand(int argc, char** argv) {
   if (rp.extension() == ".html") outputs.Add(report_path, RenderHtmlReport(report));
   if (rp.extension() == ".md") outputs.Add(report_path, RenderTerminalReport(report, false, 1000));
   outputs.Commit();
+  output_folders.Keep();
   RemoveStaleDataFiles(config.output, written);
   progress.End();
   if (!quiet) {

@@ -11,7 +11,7 @@ namespace ptq {
 void StageProgress::Start(int k, const std::string& name, const std::string& line) {
   End();
   ReturnFreedMemory();
-  per_stage_ = ResetPeakRss() && per_stage_;
+  per_stage_ = ResetPeakRss();
   current_ = name;
   SetMemoryStage(name);
   if (!quiet_) std::cerr << "[" << k << "/4] " << line << "\n";
@@ -20,18 +20,11 @@ void StageProgress::Start(int k, const std::string& name, const std::string& lin
 void StageProgress::End() {
   if (current_.empty()) return;
   const int64_t peak = PeakRssBytes();
-  peaks_.emplace_back(current_, peak);
-  if (!quiet_ && peak >= 0) std::cerr << "ptq: memory: " << current_ << ": peak RSS " << FormatGigabytes(peak) << "\n";
-  current_.clear();
-}
-
-nlohmann::json StageProgress::MemoryJson() const {
-  nlohmann::json j = nlohmann::json::object();
-  for (const auto& [name, peak] : peaks_) {
-    j[name] = {{"peak_rss_bytes", peak}};
+  if (!quiet_ && peak >= 0) {
+    std::cerr << "ptq: memory: " << current_ << ": peak RSS " << FormatGigabytes(peak)
+              << (per_stage_ ? "" : " (the process's peak so far)") << "\n";
   }
-  if (!per_stage_) j["per_stage"] = false;
-  return j;
+  current_.clear();
 }
 
 }  // namespace ptq

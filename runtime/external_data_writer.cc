@@ -50,11 +50,14 @@ void ExternalDataWriter::Put(const Tensor& t, const std::string& name, onnx::Ten
     TensorToProto(t, name, proto);
     return;
   }
-  const int64_t offset = (end_ + kAlignment - 1) / kAlignment * kAlignment;
-  const std::string padding(static_cast<size_t>(offset - end_), '\0');
+  const int64_t offset = (file_.size() + kAlignment - 1) / kAlignment * kAlignment;
+  const std::string padding(static_cast<size_t>(offset - file_.size()), '\0');
   Append(padding.data(), padding.size());
   Append(bytes, n);
   end_ = offset + static_cast<int64_t>(n);
+  // Zeros for the vector kernels' over-read, so that the tensor can be mapped while the file is written.
+  const std::string overread(static_cast<size_t>(kTensorOverreadBytes), '\0');
+  Append(overread.data(), overread.size());
   SetTensorProtoHeader(t, name, proto);
   proto->set_data_location(onnx::TensorProto::EXTERNAL);
   AddExternalEntry(proto, "location", location());
@@ -63,8 +66,8 @@ void ExternalDataWriter::Put(const Tensor& t, const std::string& name, onnx::Ten
 }
 
 std::string ExternalDataWriter::CommitTo(AtomicFileSet* files) {
-  const int64_t size = (end_ + kTensorOverreadBytes + kAlignment - 1) / kAlignment * kAlignment;
-  const std::string padding(static_cast<size_t>(size - end_), '\0');
+  const int64_t size = (file_.size() + kAlignment - 1) / kAlignment * kAlignment;
+  const std::string padding(static_cast<size_t>(size - file_.size()), '\0');
   Append(padding.data(), padding.size());
   end_ = size;
   const std::string name = stem_ + "." + hash_.HexDigest().substr(0, 16) + ".data";

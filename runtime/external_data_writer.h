@@ -27,7 +27,8 @@ class ExternalDataWriter {
   explicit ExternalDataWriter(const std::string& model_path);
 
   // Sets `proto` to `t` named `name`: inline raw_data when it has fewer than kMinBytes bytes, else its
-  // bytes (raw_data's encoding) appended to the file and `proto` an external reference to them
+  // bytes (raw_data's encoding) appended to the file, followed by 64 zero bytes (the vector kernels'
+  // over-read: the tensor can be mapped at once), and `proto` an external reference to them
   // (location(), offset, length).
   void Put(const Tensor& t, const std::string& name, onnx::TensorProto* proto);
 
@@ -38,7 +39,7 @@ class ExternalDataWriter {
   // Bytes up to the end of the last tensor; after CommitTo, the file's size.
   int64_t bytes() const { return end_; }
 
-  // Pads the file to a whole page (at least 64 bytes past its last tensor), flushes it and adds it to
+  // Pads the file to a whole page, flushes it and adds it to
   // `files` as "<model stem>.<first 16 hex digits of its SHA-256>.data" beside the model, the name it
   // returns. Nothing can be Put afterwards.
   std::string CommitTo(AtomicFileSet* files);

@@ -207,6 +207,21 @@ void WriteFileAtomic(const std::string& path, const std::string& bytes) {
   file.Commit();
 }
 
+NewFoldersOf::NewFoldersOf(const std::string& path) {
+  std::error_code ec;
+  for (fs::path dir = FolderOf(path); !dir.empty() && !fs::exists(dir, ec); dir = dir.parent_path()) {
+    folders_.push_back(dir.string());
+    if (!dir.has_parent_path() || dir.parent_path() == dir) break;
+  }
+}
+
+NewFoldersOf::~NewFoldersOf() {
+  std::error_code ec;
+  for (const std::string& dir : folders_) {
+    if (!fs::remove(dir, ec)) break;  // not empty (or already gone): its parents stay too
+  }
+}
+
 void RemoveTemporaryFilesBeforeExit() {
   TemporaryFiles& t = Temporaries();
   t.mu.lock();  // never unlocked: no temporary file is created or renamed after this

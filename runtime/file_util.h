@@ -74,6 +74,21 @@ class AtomicFileSet {
   std::vector<std::pair<std::string, std::string>> pending_;  // (temporary file, destination)
 };
 
+// For a command that writes temporary files beside outputs that are only renamed into place once it has
+// succeeded: the folders on the way to `path` that do not exist yet are removed by the destructor when
+// they are empty then, unless Keep was called, so that a failure leaves no empty output folder behind.
+class NewFoldersOf {
+ public:
+  explicit NewFoldersOf(const std::string& path);
+  NewFoldersOf(const NewFoldersOf&) = delete;
+  NewFoldersOf& operator=(const NewFoldersOf&) = delete;
+  ~NewFoldersOf();
+  void Keep() { folders_.clear(); }
+
+ private:
+  std::vector<std::string> folders_;  // deepest first
+};
+
 // For an interrupt handler running on an ordinary thread (not inside a signal handler): waits for a
 // Commit in progress, removes every temporary file this process is writing and blocks all further
 // atomic writes for the life of the process. Call _exit next.

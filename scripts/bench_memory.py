@@ -13,7 +13,8 @@ tensor by tensor into one external data file so that Python never holds the mode
 
 then runs `ptq quantize` on each with every binary given (an old and a new ptq side by side), under
 /usr/bin/time -v, and prints one row per (model, binary): the process's peak RSS, wall time, exit
-code, and the peak RSS of each stage as ptq reports it on stderr ("peak RSS" in its stage lines; an old
+code, and the peak RSS and wall time of each stage (the peak as ptq reports it on stderr, "ptq: memory:
+<stage>: peak RSS" after each stage; the time between its "[k/4]" stage lines; an old
 binary without them shows "-"; ptq starts a new peak at each stage, so the process's peak is the largest
 stage peak, and /usr/bin/time's maximum RSS is used only for a binary without stage figures). The int8
 model is then loaded by onnx's checker (by path, external data included).
@@ -194,20 +195,29 @@ def run(ptq, name, folder, work, threads, sets):
     for s in sets:
         cmd += ["--set", s]
     t0 = time.time()
-    p = subprocess.run(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    lines, starts = [], []  # stderr, and when each "[k/4]" stage line arrived
+    for line in p.stderr:
+        lines.append(line)
+        if re.match(r"\[\d/4\] ", line):
+            starts.append(time.time())
+    p.wait()
     seconds = time.time() - t0
+    stderr = "".join(lines)
     with open(os.path.join(work, "stderr.log"), "w") as f:
-        f.write(p.stderr)
-    peak = re.search(r"Maximum resident set size \(kbytes\): (\d+)", p.stderr)
-    stages = re.findall(r"^ptq: memory: (.+?): peak RSS ([\d.]+) GB", p.stderr, re.M)
-    errors = [l for l in p.stderr.splitlines() if l.startswith("ptq: error") or l.startswith("ptq: internal")]
+        f.write(stderr)
+    peak = re.search(r"Maximum resident set size \(kbytes\): (\d+)", stderr)
+    stages = re.findall(r"^ptq: memory: (.+?): peak RSS ([\d.]+) GB", stderr, re.M)
+    errors = [l for l in lines if l.startswith("ptq: error") or l.startswith("ptq: internal")]
     stages = {s: float(v) for s, v in stages}
+    ends = starts[1:] + [t0 + seconds]
+    stage_seconds = {s: round(e - b) for s, b, e in zip(stages, starts, ends)}
     # ptq starts a new peak at each stage (which resets what time -v reports too): the process's peak is
     # the largest stage peak; time -v's figure is the whole run's only for a ptq without stage figures.
     whole = max(stages.values()) if stages else (int(peak.group(1)) * 1024 / GB if peak else None)
     row = {"model": name, "ptq": ptq, "exit": p.returncode, "seconds": round(seconds),
            "peak_rss_gb": round(whole, 2) if whole is not None else None, "stages": stages,
-           "error": errors[0] if errors else ""}
+           "stage_seconds": stage_seconds, "error": errors[0].strip() if errors else ""}
     if p.returncode in (0, 3):
         try:
             onnx.checker.check_model(out)
@@ -238,10 +248,10 @@ def main():
             row = run(os.path.abspath(ptq), name, folder, work, a.threads, a.set)
             print(json.dumps(row), flush=True)
             rows.append(row)
-    print("\n| model | ptq | exit | wall s | peak RSS GB | per stage: peak RSS GB |")
+    print("\n| model | ptq | exit | wall s | peak RSS GB | per stage: peak RSS GB (s) |")
     print("|---|---|---|---|---|---|")
     for r in rows:
-        stages = ", ".join(f"{s} {v:.2f}" for s, v in r["stages"].items()) or "-"
+        stages = ", ".join(f"{s} {v:.2f} ({r['stage_seconds'].get(s, '?')} s)" for s, v in r["stages"].items()) or "-"
         print(f"| {r['model']} | {r['ptq']} | {r['exit']} | {r['seconds']} | {r['peak_rss_gb']} | {stages} |")
     return 0
 

@@ -268,7 +268,8 @@ class CrashSafeOutputs : public ::testing::Test {
         continue;
       }
       const std::string bytes = ReadText(p);
-      if (t.previous && bytes == previous_[f]) {
+      const auto previous = previous_.find(f);  // the data file has none
+      if (t.previous && previous != previous_.end() && bytes == previous->second) {
         ++o.previous_files;
       } else if (bytes == new_[f]) {
         ++o.new_files;

@@ -94,7 +94,8 @@ class OutOfMemory : public ::testing::Test {
 
   static void ExpectOutOfMemory(const testing::CommandResult& r, const std::string& stage, const std::string& what) {
     EXPECT_EQ(r.exit_code, 2) << r.output;
-    EXPECT_NE(r.output.find("ptq: error: out of memory during " + stage), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("ptq: error: "), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("out of memory during " + stage + " ("), std::string::npos) << r.output;
     EXPECT_NE(r.output.find(what), std::string::npos) << r.output;
     EXPECT_NE(r.output.find(" GB resident, peak "), std::string::npos) << r.output;
     EXPECT_NE(r.output.find("of its limit of 2.15 GB"), std::string::npos) << r.output;
