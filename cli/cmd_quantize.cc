@@ -104,11 +104,6 @@ nlohmann::json MethodsJson(const QuantizationOptions& rc, const RewriteInfo& inf
   return m;
 }
 
-// The bytes of a candidate's model once written: the model and its tensors (inline or in its data file).
-int64_t ModelBytes(const FallbackCandidate& c) {
-  return static_cast<int64_t>(c.model.ByteSizeLong()) + (c.data ? c.data->bytes() : 0);
-}
-
 // What keeping each of the worst layers' tensors float buys: for up to kRecoveryLayers of `chosen`'s
 // worst layers, the model rewritten with those nodes float, validated on the first kRecoverySamples
 // samples against `chosen` on the same samples.
@@ -242,12 +237,12 @@ int QuantizeCommand(int argc, char** argv) {
     std::map<std::string, Tensor> batch;
     int64_t n = 0;
     SampleReader::Open(*float_graph, data, vo).Next(&batch, &n);
-    const int64_t bytes_before = ModelBytes(chosen);
+    const int64_t bytes_before = ModelBytes(chosen.model, *chosen.data);
     const double seconds_before = MedianRunSeconds(chosen.graph, batch);
     FallbackOutcome fb = AutoFallback(*float_graph, val.gate, rc.fallback_budget, std::move(chosen), rewrite, measure);
     chosen = std::move(fb.final);
     const double seconds_after = MedianRunSeconds(chosen.graph, batch);
-    fallback = FallbackJson(fb, bytes_before, ModelBytes(chosen), seconds_before, seconds_after);
+    fallback = FallbackJson(fb, bytes_before, ModelBytes(chosen.model, *chosen.data), seconds_before, seconds_after);
     if (!quiet) {
       std::cerr << "ptq: fallback: " << fb.kept.size() << " step(s) after " << fb.runs << " model(s): " << fb.stopped << "\n";
     }

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <deque>
+#include <filesystem>
 #include <unordered_map>
 
 #include "runtime/error.h"
@@ -105,6 +106,15 @@ const onnx::TensorProto& RewriteGraph::Initializer(const std::string& name) cons
   return it->second;
 }
 
+namespace {
+
+bool SameFolder(const std::string& a, const std::string& b) {
+  std::error_code ec;
+  return std::filesystem::equivalent(a, b, ec);
+}
+
+}  // namespace
+
 bool RewriteGraph::InWriter(const onnx::TensorProto& t) const {
   if (!writer_ || t.data_location() != onnx::TensorProto::EXTERNAL) return false;
   for (const auto& e : t.external_data()) {
@@ -145,14 +155,18 @@ void RewriteGraph::AddInitializer(const std::string& name, const Tensor& value) 
   Use(name);
 }
 
-// Moves initializer `name` into `out`: decoded values and tensors of the input model's external data are
-// encoded again (into the data writer when large), so that the output never refers to the input's files.
+// Moves initializer `name` into `out`: decoded values are encoded again (into the data writer when
+// large). Without a writer, tensors of the input model's external data are read into the model; with
+// one, references to files in the writer's folder stay (AddModelFiles copies them into the output's
+// data or inline, so that a model that is never written, a fallback candidate, does not copy them),
+// others are copied into the writer.
 void RewriteGraph::Emit(const std::string& name, onnx::TensorProto* out) {
   onnx::TensorProto& t = initializers_.at(name);
-  const bool large_inline = writer_ && t.data_location() != onnx::TensorProto::EXTERNAL &&
-                            IsSupportedDataType(static_cast<DataType>(t.data_type())) &&
+  const bool external = t.data_location() == onnx::TensorProto::EXTERNAL;
+  const bool large_inline = writer_ && !external && IsSupportedDataType(static_cast<DataType>(t.data_type())) &&
                             t.ByteSizeLong() >= static_cast<size_t>(ExternalDataWriter::kMinBytes);
-  if (!values_.count(name) && !large_inline && (InWriter(t) || t.data_location() != onnx::TensorProto::EXTERNAL)) {
+  const bool kept_external = writer_ && external && (InWriter(t) || SameFolder(model_dir_, writer_->folder()));
+  if (!values_.count(name) && !large_inline && (kept_external || !external)) {
     *out = std::move(t);
     return;
   }

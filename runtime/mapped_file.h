@@ -16,7 +16,8 @@ bool CanMapWithOverread(int64_t offset, int64_t length, int64_t file_size);
 
 // Maps `length` (> 0) bytes of `path` from `offset` read-only (PROT_READ, MAP_PRIVATE; the window
 // widened to whole pages and kTensorOverreadBytes past the end). The pointer is at byte `offset`; the
-// pages stay mapped while a copy of the shared_ptr lives. Throws an input error naming `path` when it
+// pages stay mapped while a copy of the shared_ptr lives. The same range of the same file mapped again
+// meanwhile gets the same mapping (its pages are resident once). Throws an input error naming `path` when it
 // cannot be opened or mapped, the out-of-memory error when the address space is exhausted.
 // REQUIRES: CanMapWithOverread(offset, length, size of the file). The file must not shrink while mapped.
 std::shared_ptr<void> MapFileRange(const std::string& path, int64_t offset, int64_t length);

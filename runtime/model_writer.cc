@@ -22,11 +22,11 @@ std::string ExternalValue(const onnx::TensorProto& t, const std::string& key) {
   return "";
 }
 
-// Calls `f` on every initializer and tensor attribute of the main graph stored in `location`.
+// Calls `f` on every initializer and tensor attribute of the main graph stored in external data.
 template <class F>
-void ForEachTensorIn(onnx::ModelProto* model, const std::string& location, F f) {
+void ForEachExternalTensor(onnx::ModelProto* model, F f) {
   auto visit = [&](onnx::TensorProto* t) {
-    if (t->data_location() == onnx::TensorProto::EXTERNAL && ExternalValue(*t, "location") == location) f(t);
+    if (t->data_location() == onnx::TensorProto::EXTERNAL) f(t);
   };
   for (auto& t : *model->mutable_graph()->mutable_initializer()) visit(&t);
   for (auto& n : *model->mutable_graph()->mutable_node()) {
@@ -34,6 +34,14 @@ void ForEachTensorIn(onnx::ModelProto* model, const std::string& location, F f) 
       if (a.has_t()) visit(a.mutable_t());
     }
   }
+}
+
+// The bytes of an external tensor's data (from its dims and type).
+int64_t DataBytes(const onnx::TensorProto& t) {
+  int64_t n = 1;
+  for (int64_t d : t.dims()) n *= d;
+  const auto type = static_cast<DataType>(t.data_type());
+  return type == DataType::kInt4 || type == DataType::kUint4 ? (n + 1) / 2 : n * static_cast<int64_t>(ElementSize(type));
 }
 
 }  // namespace
@@ -53,28 +61,51 @@ const char* ExternalDataModeName(ExternalDataMode mode) {
   }
 }
 
+int64_t ModelBytes(const onnx::ModelProto& model, const ExternalDataWriter& data) {
+  int64_t bytes = static_cast<int64_t>(model.ByteSizeLong()) + data.bytes();
+  const auto count = [&](const onnx::TensorProto& t) {
+    if (t.data_location() == onnx::TensorProto::EXTERNAL && ExternalValue(t, "location") != data.location()) {
+      bytes += DataBytes(t);
+    }
+  };
+  for (const auto& t : model.graph().initializer()) count(t);
+  for (const auto& n : model.graph().node()) {
+    for (const auto& a : n.attribute()) {
+      if (a.has_t()) count(a.t());
+    }
+  }
+  return bytes;
+}
+
 WrittenModel AddModelFiles(AtomicFileSet* files, onnx::ModelProto model, ExternalDataWriter* data,
                            const std::string& path, ExternalDataMode mode, int64_t inline_limit) {
-  const std::string temporary = data->location();
-  const int64_t inline_bytes = static_cast<int64_t>(model.ByteSizeLong()) + data->bytes();
+  const std::string own = data->location();
+  const int64_t inline_bytes = ModelBytes(model, *data);
   const bool external = mode == ExternalDataMode::kAlways || (mode == ExternalDataMode::kAuto && inline_bytes >= inline_limit);
   if (mode == ExternalDataMode::kNever && inline_bytes >= inline_limit) {
     ThrowUsageError(path, ": the model would take about ", inline_bytes, " bytes with its tensors inside it, over protobuf's 2 GiB ",
                     "limit; set 'output_external_data' to \"auto\" or \"always\"");
   }
+  // Tensors in other files of the folder (the float model's, shared with it while the model was only
+  // validated) are copied into the model's own data, or inline with the others.
+  ForEachExternalTensor(&model, [&](onnx::TensorProto* t) {
+    if (external && ExternalValue(*t, "location") == own) return;
+    const std::string name = t->name();
+    const Tensor value = TensorFromProto(*t, data->folder(), path + ": tensor '" + name + "'", nullptr, ExternalRead::kMap);
+    if (external) {
+      data->Put(value, name, t);
+    } else {
+      TensorToProto(value, name, t);
+    }
+  });
   WrittenModel w;
   if (external) {
     w.data_file = data->CommitTo(files);
     w.data_bytes = data->bytes();
-    ForEachTensorIn(&model, temporary, [&](onnx::TensorProto* t) {
+    ForEachExternalTensor(&model, [&](onnx::TensorProto* t) {
       for (auto& e : *t->mutable_external_data()) {
         if (e.key() == "location") e.set_value(w.data_file);
       }
-    });
-  } else {
-    ForEachTensorIn(&model, temporary, [&](onnx::TensorProto* t) {
-      const std::string name = t->name();
-      TensorToProto(TensorFromProto(*t, data->folder(), path + ": tensor '" + name + "'", nullptr, ExternalRead::kMap), name, t);
     });
   }
   TemporaryFile file(path);

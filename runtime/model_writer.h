@@ -25,12 +25,17 @@ struct WrittenModel {
   std::string data_file;    // the data file's name beside the model, "" when none
 };
 
+// The bytes of `model` with every tensor inline: the model, `data`'s tensors, and those it refers to in
+// other files of data's folder.
+int64_t ModelBytes(const onnx::ModelProto& model, const ExternalDataWriter& data);
+
 // Adds the model `path` (and its data file first, so that a model is never renamed into place before its
 // data) to `files`. `model`'s large tensors are external references into `data`'s temporary file
-// (ExternalDataWriter::Put), the others inline. With kAlways, or kAuto when the model with every tensor
-// inline would reach protobuf's 2 GiB limit, the data file is added under its hash name and the
-// references renamed to it; otherwise the tensors are read back into the model and the data file is
-// dropped (kNever over the limit is a usage error). The model is serialized deterministically straight
+// (ExternalDataWriter::Put) or into other files of data's folder (the float model's, RewriteGraph), the
+// others inline. With kAlways, or kAuto when ModelBytes reaches protobuf's 2 GiB limit, the tensors of
+// other files are copied into the data file, which is added under its hash name, and the references
+// renamed to it; otherwise every tensor is read into the model and the data file is dropped (kNever
+// over the limit is a usage error). The written model refers to no other file. The model is serialized deterministically straight
 // into its temporary file. `inline_limit` is the limit (tests lower it). REQUIRES: `path` is in data's
 // folder; nothing is Put into `data` afterwards.
 WrittenModel AddModelFiles(AtomicFileSet* files, onnx::ModelProto model, ExternalDataWriter* data,

@@ -217,11 +217,13 @@ Session::Session(std::shared_ptr<const Graph> graph, const SessionOptions& optio
     } catch (const Error& e) {
       throw Error(e.kind(), StrCat(g.source, ": node '", n.name, "' (", n.op_type, "): ", e.what()));
     }
+    // A kernel that packs a constant (int8 weights) has read it once, here, and no longer needs it: the
+    // resident pages of mapped constants go back to the page cache at once (read again if needed).
+    for (const Tensor* c : init.const_inputs) {
+      if (c) DropResidentPages(c->buffer());
+    }
     steps_.push_back(std::move(step));
   }
-  // Kernels that pack a constant (the int8 weights) have read it once here and no longer need it: the
-  // resident pages of mapped constants go back to the page cache (read again if a kernel does need them).
-  for (const auto& kv : g.constants) DropResidentPages(kv.second.buffer());
   std::vector<bool> keep(static_cast<size_t>(num_slots_), false);
   for (int s : output_slots_) keep[static_cast<size_t>(s)] = true;
   for (const auto& c : constant_slots_) keep[static_cast<size_t>(c.first)] = true;

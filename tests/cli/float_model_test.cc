@@ -5,13 +5,16 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <set>
 
 #include <nlohmann/json.hpp>
 
 #include "runtime/graph.h"
 #include "runtime/mapped_file.h"
+#include "runtime/model_io.h"
 #include "runtime/npy.h"
 #include "tests/cli/cli_test_util.h"
 #include "tests/runtime/model_builder.h"
@@ -93,6 +96,26 @@ TEST(FloatModel, QuantizeFromTheScratchCopyWritesWhatRewriteWrites) {
   for (const auto& e : fs::directory_iterator(tmp.path() / "out")) left.push_back(e.path().filename().string());
   std::sort(left.begin(), left.end());
   EXPECT_EQ(left, (std::vector<std::string>{"m.int8.calib.json", "m.int8.onnx", "m.int8.report.html", "m.int8.report.json"}));
+  // With external data, the tensors kept float (fc2 excluded), which the rewrite left in the scratch
+  // copy, are copied into the model's own data file: the model refers to that file only.
+  r = RunPtq("quantize --quiet --config " + (tmp.path() / "c.json").string() +
+             " --set output_external_data=always --set 'quantization.exclude_nodes=[\"fc2\"]'");
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  onnx::ModelProto m;
+  LoadModelProto((tmp.path() / "out" / "m.int8.onnx").string(), &m);
+  std::set<std::string> locations;
+  bool float_w2 = false;
+  for (const auto& t : m.graph().initializer()) {
+    for (const auto& e : t.external_data()) {
+      if (e.key() == "location") locations.insert(e.value());
+    }
+    float_w2 = float_w2 || (t.name() == "W2" && t.data_type() == onnx::TensorProto::FLOAT);
+  }
+  EXPECT_TRUE(float_w2);
+  ASSERT_EQ(locations.size(), 1u);
+  EXPECT_TRUE(fs::exists(tmp.path() / "out" / *locations.begin()));
+  EXPECT_EQ(LoadGraph((tmp.path() / "out" / "m.int8.onnx").string()).constants.at("W2").ToFloatVector(),
+            LoadGraph((tmp.path() / "m.onnx").string()).constants.at("W2").ToFloatVector());
 }
 
 }  // namespace

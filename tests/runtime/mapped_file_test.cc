@@ -76,6 +76,19 @@ TEST_F(MappedExternalData, AlignedDataIsMappedAndHoldsTheFileBytes) {
   }
 }
 
+TEST_F(MappedExternalData, TheSameRangeMappedTwiceSharesOneMapping) {
+  const std::string file = (dir_ / "w.bin").string();
+  const std::shared_ptr<void> a = MapFileRange(file, 100, 400);
+  EXPECT_EQ(MapFileRange(file, 100, 400), a);
+  EXPECT_NE(MapFileRange(file, 104, 400), a);
+  ModelBuilder b(13);
+  AddExternal(&b, "w", 100, 100);
+  const Graph g1 = GraphFromModel(b.model(), dir_.string(), "m.onnx");
+  const Graph g2 = GraphFromModel(b.model(), dir_.string(), "m.onnx");
+  EXPECT_EQ(g1.constants.at("w").raw(), g2.constants.at("w").raw());
+  EXPECT_EQ(g1.constants.at("w").raw(), a.get());
+}
+
 TEST_F(MappedExternalData, MisalignedOrEndOfFileDataIsCopied) {
   ModelBuilder b(13);
   AddExternal(&b, "odd", 16, 2);                 // offset not a multiple of 4
