@@ -73,7 +73,9 @@ fs::path FolderOf(const std::string& path) {
 
 // Creates ".<name>.ptq-tmp-<pid>-<n>" beside `path` and registers it (both under the lock, so an
 // interrupt either sees it registered or finds it not yet created). Returns its name and descriptor.
-std::pair<std::string, int> CreateTemporary(const std::string& path) {
+// `make(name)` creates the file: returns a descriptor (>= 0), or -1 with errno set.
+template <class Make>
+std::pair<std::string, int> CreateTemporary(const std::string& path, Make make) {
   static std::atomic<uint64_t> counter{0};
   const fs::path dir = FolderOf(path);
   std::error_code ec;
@@ -85,7 +87,7 @@ std::pair<std::string, int> CreateTemporary(const std::string& path) {
   std::lock_guard<std::mutex> lock(t.mu);
   for (int attempt = 0;; ++attempt) {
     const std::string tmp = (dir / (prefix + std::to_string(counter++))).string();
-    const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    const int fd = make(tmp);
     if (fd >= 0) {
       t.paths.push_back(tmp);
       return {tmp, fd};
@@ -107,7 +109,20 @@ void SyncFolder(const fs::path& dir) {
 }  // namespace
 
 TemporaryFile::TemporaryFile(const std::string& destination) : destination_(destination) {
-  std::tie(path_, fd_) = CreateTemporary(destination);
+  std::tie(path_, fd_) = CreateTemporary(destination, [](const std::string& tmp) {
+    return ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+  });
+}
+
+std::optional<TemporaryFile> TemporaryFile::Link(const std::string& target, const std::string& destination) {
+  TemporaryFile f;
+  f.destination_ = destination;
+  try {
+    f.path_ = CreateTemporary(destination, [&](const std::string& tmp) { return ::link(target.c_str(), tmp.c_str()); }).first;
+  } catch (const Error&) {
+    return std::nullopt;
+  }
+  return f;
 }
 
 TemporaryFile::TemporaryFile(TemporaryFile&& other) noexcept

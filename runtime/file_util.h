@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -30,6 +31,9 @@ void WriteFileAtomic(const std::string& path, const std::string& bytes);
 class TemporaryFile {
  public:
   explicit TemporaryFile(const std::string& destination);
+  // A temporary hard link to the existing file `target`, named and removed like a temporary file (not
+  // to be written); none when the system refuses it (`target` on another file system, no right).
+  static std::optional<TemporaryFile> Link(const std::string& target, const std::string& destination);
   TemporaryFile(TemporaryFile&& other) noexcept;
   TemporaryFile& operator=(TemporaryFile&&) = delete;
   TemporaryFile(const TemporaryFile&) = delete;
@@ -47,6 +51,7 @@ class TemporaryFile {
 
  private:
   friend class AtomicFileSet;
+  TemporaryFile() = default;
   void Fail(const std::string& what, int err);
   std::string path_, destination_;
   int fd_ = -1;

@@ -15,9 +15,34 @@
 
 namespace ptq {
 
-namespace {
-
 namespace fs = std::filesystem;
+
+std::string ResolveExternalDataPath(const std::string& base_dir, const std::string& location, const std::string& what) {
+  if (base_dir.empty()) ThrowInputError(what, ": external data is not allowed here (location '", location, "')");
+  const fs::path loc(location);
+  if (location.empty()) ThrowInputError(what, ": external data has no location");
+  if (location.find('\0') != std::string::npos) ThrowInputError(what, ": external data location contains a NUL byte");
+  if (loc.is_absolute() || loc.has_root_name() || loc.has_root_directory()) {
+    ThrowInputError(what, ": external data location '", location, "' is an absolute path; it must be a relative path inside the model's folder");
+  }
+  for (const fs::path& part : loc) {
+    if (part == "..") ThrowInputError(what, ": external data location '", location, "' has a '..' component (it must stay inside the model's folder)");
+  }
+  std::error_code ec;
+  const fs::path base = fs::canonical(fs::path(base_dir), ec);
+  if (ec) ThrowInputError(what, ": cannot resolve the model's folder '", base_dir, "' for external data '", location, "': ", ec.message());
+  const fs::path full = fs::weakly_canonical(base / loc, ec);
+  if (ec) ThrowInputError(what, ": cannot resolve external data location '", location, "': ", ec.message());
+  // A symbolic link (the file itself or a folder on the way) may still lead out.
+  const fs::path rel = full.lexically_relative(base);
+  if (rel.empty() || rel == "." || *rel.begin() == "..") {
+    ThrowInputError(what, ": external data location '", location, "' resolves to ", full.string(),
+                    ", outside the model's folder ", base.string());
+  }
+  return full.string();
+}
+
+namespace {
 
 // Bytes of the serialized form: int4/uint4 pack two elements per byte. Throws when int64 cannot count them.
 int64_t SerializedBytes(DataType t, int64_t n, const std::string& what) {
@@ -60,33 +85,6 @@ Tensor Allocate(DataType dtype, const Shape& shape, int64_t* budget, const std::
   return Tensor(dtype, shape);
 }
 
-// The rule for external data: a relative location whose canonical path (symbolic links resolved) lies
-// strictly inside the canonical model folder.
-std::string ResolveExternalPath(const std::string& base_dir, const std::string& location, const std::string& what) {
-  if (base_dir.empty()) ThrowInputError(what, ": external data is not allowed here (location '", location, "')");
-  const fs::path loc(location);
-  if (location.empty()) ThrowInputError(what, ": external data has no location");
-  if (location.find('\0') != std::string::npos) ThrowInputError(what, ": external data location contains a NUL byte");
-  if (loc.is_absolute() || loc.has_root_name() || loc.has_root_directory()) {
-    ThrowInputError(what, ": external data location '", location, "' is an absolute path; it must be a relative path inside the model's folder");
-  }
-  for (const fs::path& part : loc) {
-    if (part == "..") ThrowInputError(what, ": external data location '", location, "' has a '..' component (it must stay inside the model's folder)");
-  }
-  std::error_code ec;
-  const fs::path base = fs::canonical(fs::path(base_dir), ec);
-  if (ec) ThrowInputError(what, ": cannot resolve the model's folder '", base_dir, "' for external data '", location, "': ", ec.message());
-  const fs::path full = fs::weakly_canonical(base / loc, ec);
-  if (ec) ThrowInputError(what, ": cannot resolve external data location '", location, "': ", ec.message());
-  // A symbolic link (the file itself or a folder on the way) may still lead out.
-  const fs::path rel = full.lexically_relative(base);
-  if (rel.empty() || rel == "." || *rel.begin() == "..") {
-    ThrowInputError(what, ": external data location '", location, "' resolves to ", full.string(),
-                    ", outside the model's folder ", base.string());
-  }
-  return full.string();
-}
-
 // A non-negative decimal integer of at most 18 digits (external data offset and length).
 int64_t ParseExternalNumber(const std::string& key, const std::string& value, const std::string& what) {
   if (value.empty() || value.size() > 18 || value.find_first_not_of("0123456789") != std::string::npos) {
@@ -104,7 +102,7 @@ Tensor ReadExternal(const onnx::TensorProto& p, DataType dtype, const Shape& sha
     else if (kv.key() == "offset") offset = ParseExternalNumber(kv.key(), kv.value(), what);
     else if (kv.key() == "length") length = ParseExternalNumber(kv.key(), kv.value(), what);
   }
-  const std::string path = ResolveExternalPath(base_dir, location, what);
+  const std::string path = ResolveExternalDataPath(base_dir, location, what);
   const int64_t n = ShapeSize(shape);
   const int64_t need = SerializedBytes(dtype, n, what);
   if (length >= 0 && length != need) {

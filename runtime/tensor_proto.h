@@ -28,6 +28,11 @@ enum class ExternalRead { kCopy, kMap };
 Tensor TensorFromProto(const onnx::TensorProto& proto, const std::string& base_dir, const std::string& what,
                        int64_t* budget = nullptr, ExternalRead read = ExternalRead::kCopy);
 
+// The rule for external data: `location` must be a relative path whose canonical path (symbolic links
+// resolved) lies strictly inside the canonical `base_dir` (no absolute path, no ".."). Returns that
+// path; throws an input error naming `what` and the location otherwise.
+std::string ResolveExternalDataPath(const std::string& base_dir, const std::string& location, const std::string& what);
+
 // Frees the memory of the proto's inline data (raw_data and the typed fields), keeping its name, type,
 // dims and any external data reference: for a caller that has decoded it and no longer needs the bytes.
 void ReleaseTensorData(onnx::TensorProto* proto);

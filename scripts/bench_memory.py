@@ -2,7 +2,7 @@
 """Peak memory of `ptq quantize` per stage on generated models whose weights are in external data.
 
 usage: /usr/bin/python3 scripts/bench_memory.py PTQ [PTQ ...] [--models mlp,transformer] [--dir DIR]
-                                                [--threads N] [--set key=value]...
+                                                [--threads N] [--set key=value]... [--small] [--zoo NAME,...]
 
 Generates each model once into DIR (default ~/.cache/ptq-bench; nothing in git), its weights written
 tensor by tensor into one external data file so that Python never holds the model:
@@ -11,13 +11,13 @@ tensor by tensor into one external data file so that Python never holds the mode
   transformer  a post-LN BERT-shaped encoder (opset 17, LayerNormalization), 24 layers, d = 1536,
                24 heads, FFN 6144, vocabulary 8192: 2.7 GB of weights
 
-then runs `ptq quantize` on each with every binary given (an old and a new ptq side by side), under
-/usr/bin/time -v, and prints one row per (model, binary): the process's peak RSS, wall time, exit
-code, and the peak RSS and wall time of each stage (the peak as ptq reports it on stderr, "ptq: memory:
-<stage>: peak RSS" after each stage; the time between its "[k/4]" stage lines; an old
-binary without them shows "-"; ptq starts a new peak at each stage, so the process's peak is the largest
-stage peak, and /usr/bin/time's maximum RSS is used only for a binary without stage figures). The int8
-model is then loaded by onnx's checker (by path, external data included).
+then runs `ptq quantize` on each with every binary given (an old and a new ptq side by side), and
+prints one row per (model, binary): the process's peak RSS, wall time, exit code, and the peak RSS and
+wall time of each stage: the peak as ptq reports it on stderr ("ptq: memory: <stage>: peak RSS" after
+each stage; ptq starts a new peak at each stage, so the process's peak is the largest of them), or for
+a ptq without these lines VmRSS sampled every 20 ms between its "[k/4]" stage lines (and the process's
+peak from wait4); the time between the stage lines. The int8 model is then loaded by onnx's checker
+(by path, external data included). --zoo NAME,... runs models of the zoo cache (scripts/zoo) as they are.
 """
 import argparse
 import json
@@ -25,6 +25,7 @@ import os
 import re
 import subprocess
 import sys
+import threading
 import time
 
 import numpy as np
@@ -183,6 +184,9 @@ def generate(name, folder, small):
     print(f"generated {name}: {size / GB:.2f} GB in {time.time() - t0:.0f} s ({folder})", flush=True)
 
 
+STAGES = ["calibration", "rewrite", "validation", "writing"]  # ptq quantize's [k/4] stages
+
+
 def run(ptq, name, folder, work, threads, sets):
     os.makedirs(work, exist_ok=True)
     out = os.path.join(work, "model.int8.onnx")
@@ -191,33 +195,51 @@ def run(ptq, name, folder, work, threads, sets):
            "validation": {"data": os.path.join(folder, "eval"), "report": os.path.join(work, "report.json")}}
     with open(os.path.join(work, "config.json"), "w") as f:
         json.dump(cfg, f, indent=1)
-    cmd = ["/usr/bin/time", "-v", ptq, "quantize", "--config", os.path.join(work, "config.json"), "--threads", str(threads)]
+    cmd = [ptq, "quantize", "--config", os.path.join(work, "config.json"), "--threads", str(threads)]
     for s in sets:
         cmd += ["--set", s]
     t0 = time.time()
     p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     lines, starts = [], []  # stderr, and when each "[k/4]" stage line arrived
+    sampled = {}  # stage -> largest VmRSS seen (kB), for a ptq that does not report its stages' peaks
+    done = threading.Event()
+
+    def sample():
+        while not done.is_set():
+            try:
+                with open(f"/proc/{p.pid}/status") as f:
+                    kb = next(int(l.split()[1]) for l in f if l.startswith("VmRSS"))
+                stage = STAGES[len(starts) - 1] if starts else "start"
+                sampled[stage] = max(sampled.get(stage, 0), kb)
+            except (OSError, StopIteration):
+                pass
+            time.sleep(0.02)
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
     for line in p.stderr:
         lines.append(line)
         if re.match(r"\[\d/4\] ", line):
             starts.append(time.time())
-    p.wait()
+    _, status, usage = os.wait4(p.pid, 0)
+    p.returncode = os.waitstatus_to_exitcode(status)
+    done.set()
+    sampler.join()
     seconds = time.time() - t0
     stderr = "".join(lines)
     with open(os.path.join(work, "stderr.log"), "w") as f:
         f.write(stderr)
-    peak = re.search(r"Maximum resident set size \(kbytes\): (\d+)", stderr)
-    stages = re.findall(r"^ptq: memory: (.+?): peak RSS ([\d.]+) GB", stderr, re.M)
-    errors = [l for l in lines if l.startswith("ptq: error") or l.startswith("ptq: internal")]
-    stages = {s: float(v) for s, v in stages}
+    reported = {s: float(v) for s, v in re.findall(r"^ptq: memory: (.+?): peak RSS ([\d.]+) GB", stderr, re.M)}
+    # ptq reports each stage's peak (it starts a new one per stage, which also resets what the kernel
+    # gives wait4: the process's peak is then the largest stage peak); an older ptq is sampled.
+    stages = reported or {s: round(kb * 1024 / GB, 2) for s, kb in sampled.items() if s in STAGES}
+    whole = max(stages.values()) if reported else usage.ru_maxrss * 1024 / GB
     ends = starts[1:] + [t0 + seconds]
-    stage_seconds = {s: round(e - b) for s, b, e in zip(stages, starts, ends)}
-    # ptq starts a new peak at each stage (which resets what time -v reports too): the process's peak is
-    # the largest stage peak; time -v's figure is the whole run's only for a ptq without stage figures.
-    whole = max(stages.values()) if stages else (int(peak.group(1)) * 1024 / GB if peak else None)
-    row = {"model": name, "ptq": ptq, "exit": p.returncode, "seconds": round(seconds),
-           "peak_rss_gb": round(whole, 2) if whole is not None else None, "stages": stages,
-           "stage_seconds": stage_seconds, "error": errors[0].strip() if errors else ""}
+    stage_seconds = {s: round(e - b) for s, b, e in zip(STAGES, starts, ends)}
+    errors = [l for l in lines if l.startswith("ptq: error") or l.startswith("ptq: internal")]
+    row = {"model": name, "ptq": ptq, "exit": p.returncode, "seconds": round(seconds), "peak_rss_gb": round(whole, 2),
+           "stages": stages, "stage_figures": "ptq" if reported else "sampled", "stage_seconds": stage_seconds,
+           "error": errors[0].strip() if errors else ""}
     if p.returncode in (0, 3):
         try:
             onnx.checker.check_model(out)
@@ -238,9 +260,16 @@ def main():
     ap.add_argument("--set", action="append", default=[])
     ap.add_argument("--small", action="store_true",
                     help="2 MLP blocks / 3 encoder layers (about 0.3 GB), weights inside model.onnx: for quick checks")
+    ap.add_argument("--zoo", default="", help="also these models of ~/.cache/ptq-zoo/models (scripts/zoo), by name")
     a = ap.parse_args()
     rows = []
-    for name in a.models.split(","):
+    for name in filter(None, a.zoo.split(",")):
+        folder = os.path.join(os.path.expanduser("~/.cache/ptq-zoo/models"), name)
+        for k, ptq in enumerate(a.ptq):
+            row = run(os.path.abspath(ptq), name, folder, os.path.join(a.dir, "work", f"zoo_{name}_{k}"), a.threads, a.set)
+            print(json.dumps(row), flush=True)
+            rows.append(row)
+    for name in filter(None, a.models.split(",")):
         folder = os.path.join(a.dir, "models", name + ("_small" if a.small else ""))
         generate(name, folder, a.small)
         for k, ptq in enumerate(a.ptq):

@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "runtime/error.h"
 #include "runtime/graph.h"
 #include "runtime/mapped_file.h"
 #include "runtime/model_io.h"
@@ -70,6 +71,52 @@ TEST(FloatModel, InlineWeightsGoToAMappedScratchFileThatIsRemovedAfterwards) {
   EXPECT_EQ(small.dir(), tmp.path().string());
   EXPECT_EQ(small.Proto().SerializeAsString(), ReadText(tmp.path() / "m.onnx"));
   EXPECT_FALSE(FloatModel((tmp.path() / "m.onnx").string()).scratch());
+}
+
+// A model whose weights are external data in its own folder: the scratch folder gets hard links to its
+// data files (no copy), under the path rule of external data; they go with the FloatModel.
+TEST(FloatModel, ExternalDataElsewhereIsLinkedBesideTheOutput) {
+  TempDir tmp;
+  fs::create_directories(tmp.path() / "in");
+  const std::string weights((64 * 64 + 16) * 4, '\x3c');
+  std::ofstream(tmp.path() / "in" / "w.bin", std::ios::binary) << weights;
+  ModelBuilder b(13);
+  b.Input("x", DataType::kFloat, {1, 64}).Output("y", DataType::kFloat, {1, 64});
+  auto* t = b.model().mutable_graph()->add_initializer();
+  t->set_name("W");
+  t->set_data_type(onnx::TensorProto::FLOAT);
+  t->add_dims(64);
+  t->add_dims(64);
+  t->set_data_location(onnx::TensorProto::EXTERNAL);
+  auto* loc = t->add_external_data();
+  loc->set_key("location");
+  loc->set_value("w.bin");
+  b.Node("MatMul", {"x", "W"}, {"y"});
+  std::ofstream(tmp.path() / "in" / "m.onnx", std::ios::binary) << b.Serialize();
+  const fs::path out = tmp.path() / "out";
+  {
+    const FloatModel model((tmp.path() / "in" / "m.onnx").string(), (out / "m.int8.onnx").string());
+    ASSERT_TRUE(model.scratch());
+    EXPECT_EQ(model.dir(), out.string());
+    const onnx::ModelProto p = model.Proto();
+    const std::string link = p.graph().initializer(0).external_data(0).value();
+    EXPECT_NE(link.find(".w.bin.ptq-tmp-"), std::string::npos) << link;
+    EXPECT_TRUE(fs::equivalent(out / link, tmp.path() / "in" / "w.bin"));  // the same file, not a copy
+    EXPECT_EQ(GraphFromModel(p, model.dir(), model.path()).constants.at("W").ToFloatVector(),
+              LoadGraph((tmp.path() / "in" / "m.onnx").string()).constants.at("W").ToFloatVector());
+  }
+  EXPECT_TRUE(fs::is_empty(out));
+  EXPECT_TRUE(fs::exists(tmp.path() / "in" / "w.bin"));
+  // A location the path rule refuses is refused here too, before any link.
+  t->mutable_external_data(0)->set_value("../in/w.bin");
+  std::ofstream(tmp.path() / "in" / "bad.onnx", std::ios::binary) << b.Serialize();
+  try {
+    FloatModel((tmp.path() / "in" / "bad.onnx").string(), (out / "m.int8.onnx").string());
+    FAIL() << "no error";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("'..'"), std::string::npos) << e.what();
+  }
+  EXPECT_TRUE(fs::is_empty(out));
 }
 
 // 2 x 16 MiB of weights inside the .onnx file: ptq quantize works from the scratch copy, ptq rewrite
