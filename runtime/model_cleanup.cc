@@ -4,7 +4,6 @@
 #include <onnx/onnx_pb.h>
 #include <onnx/shape_inference/implementation.h>
 
-#include <filesystem>
 #include <map>
 #include <memory>
 #include <set>
@@ -314,14 +313,6 @@ CleanupReport CleanUpModel(onnx::ModelProto* model, const std::string& model_dir
     DropUnread(model, read_before);
   }
   return r;
-}
-
-Graph LoadCleanGraph(const std::string& path) {
-  onnx::ModelProto model;
-  LoadModelProto(path, &model);
-  const std::string dir = std::filesystem::path(path).parent_path().string();
-  CleanUpModel(&model, dir.empty() ? "." : dir);
-  return GraphFromModel(std::move(model), dir.empty() ? "." : dir, path);
 }
 
 }  // namespace ptq
