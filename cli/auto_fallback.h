@@ -17,16 +17,19 @@
 #include "report/report_json.h"
 #include "report/validate.h"
 #include "rewrite/rewriter.h"
+#include "runtime/external_data_writer.h"
 #include "runtime/graph.h"
 #include "runtime/quantization_options.h"
 
 namespace ptq {
 
-// One quantized model the search holds: its options (exclusions), the model, the rewrite's record,
-// the runtime graph it was validated with, and its validation (per layer).
+// One quantized model the search holds: its options (exclusions), the model (its large tensors in
+// `data`'s file), the rewrite's record, the runtime graph it was validated with, and its validation
+// (per layer).
 struct FallbackCandidate {
   QuantizationOptions options;
   onnx::ModelProto model;
+  std::shared_ptr<ExternalDataWriter> data;
   RewriteInfo info;
   std::shared_ptr<const Graph> graph;  // set by the measure step
   ValidationResult result;

@@ -7,7 +7,6 @@
 #include "report/report_json.h"
 #include "report/validate.h"
 #include "rewrite/rewriter.h"
-#include "runtime/model_io.h"
 
 namespace ptq {
 
@@ -16,10 +15,8 @@ const std::vector<std::string>& AutoRangeCandidates() {
   return kCandidates;
 }
 
-RangeMethodChoice ChooseRangeMethod(const ConfigFile& config, const CalibrationConfig& cal, const Graph& graph,
+RangeMethodChoice ChooseRangeMethod(const FloatModel& model, const CalibrationConfig& cal, const Graph& graph,
                                     const SampleOptions& options, CalibrationResult* result) {
-  onnx::ModelProto proto;
-  LoadModelProto(config.model, &proto);
   QuantizationOptions quant = cal.options.quant;
   quant.bias_correction = false;  // the table has no channel means yet
   SampleOptions so = options;
@@ -36,8 +33,8 @@ RangeMethodChoice ChooseRangeMethod(const ConfigFile& config, const CalibrationC
     for (const auto& [name, t] : r.tensors) table.tensors[name] = t;
     table.observed = r.observed;
     table.smoothing = r.smoothing;
-    const onnx::ModelProto q = RewriteModel(proto, ModelFolder(config), table, quant, {}, nullptr);
-    const Graph int8 = GraphFromModel(q, ModelFolder(config), "the int8 model of calibration method " + m);
+    const Graph int8 = GraphFromModel(RewriteModel(model.Proto(), model.dir(), table, quant, {}, nullptr), model.dir(),
+                                      "the int8 model of calibration method " + m);
     SampleReader reader = SampleReader::Open(graph, cal.data, so);
     const BatchSource next = [&](std::map<std::string, Tensor>* b, int64_t* n) { return reader.Next(b, n); };
     const ValidationResult v = Validate(graph, int8, {}, next, nullptr, false);

@@ -8,7 +8,7 @@
 
 #include "calibrate/calibration_config.h"
 #include "calibrate/sample_reader.h"
-#include "cli/config_file.h"
+#include "cli/float_model.h"
 #include "runtime/graph.h"
 
 namespace ptq {
@@ -26,10 +26,10 @@ struct RangeMethodChoice {
 };
 
 // For each candidate: ChooseQuantization with that method on a copy of `result` (histograms collected
-// once), RewriteModel of config.model with that table (cal.options.quant, bias correction not applied),
+// once), RewriteModel of `model` with that table (cal.options.quant, bias correction not applied),
 // and the worst output SQNR of the int8 model against `graph` (the prepared float graph) on the first
 // kAutoRangeSamples samples of cal.data. The best candidate's parameters are left in `result`.
-RangeMethodChoice ChooseRangeMethod(const ConfigFile& config, const CalibrationConfig& cal, const Graph& graph,
+RangeMethodChoice ChooseRangeMethod(const FloatModel& model, const CalibrationConfig& cal, const Graph& graph,
                                     const SampleOptions& options, CalibrationResult* result);
 
 }  // namespace ptq

@@ -33,7 +33,7 @@ double ProcessCpuSeconds() {
 // quantization.smoothquant: a first pass over the samples for each candidate activation's channel
 // maxima in `p` (cleaned and equalized), then the factors (SmoothingFactors). Empty when smoothquant is
 // off or MatMul is not quantized.
-SmoothingFactorMap SmoothQuantFactors(const PreparedModel& p, const ConfigFile& config, const CalibrationConfig& cal,
+SmoothingFactorMap SmoothQuantFactors(const PreparedModel& p, const FloatModel& model, const CalibrationConfig& cal,
                                       const SampleOptions& options, bool quiet) {
   const QuantizationOptions& q = cal.options.quant;
   if (!q.smoothquant || !q.quantizes("MatMul")) return {};
@@ -43,7 +43,7 @@ SmoothingFactorMap SmoothQuantFactors(const PreparedModel& p, const ConfigFile& 
   if (!quiet) std::cerr << "ptq: smoothquant: measuring the channel maxima of " << tensors.size() << " MatMul input(s)\n";
   std::map<std::string, std::vector<float>> absmax;
   {
-    const Graph graph = GraphFromModel(p.model, p.dir, config.model);
+    const Graph graph = GraphFromModel(p.model, p.dir, model.path());
     SampleReader reader = SampleReader::Open(graph, cal.data, options);
     absmax = CollectChannelAbsMax(graph, reader, tensors);
   }
@@ -52,17 +52,17 @@ SmoothingFactorMap SmoothQuantFactors(const PreparedModel& p, const ConfigFile& 
 
 }  // namespace
 
-CalibrationStage RunCalibrationStage(const ConfigFile& config, const CalibrationConfig& cal,
+CalibrationStage RunCalibrationStage(const ConfigFile& config, const FloatModel& model, const CalibrationConfig& cal,
                                      const SampleOptions& options, const std::string& shard, bool quiet) {
   if (cal.data.empty()) ThrowUsageError("'calibration.data' is required to calibrate");
   // The graph the rewrite will see: cleaned, equalized and smoothed as the config asks (prepared once).
   const bool equalize = cal.options.quant.cross_layer_equalization;
   SmoothingFactorMap smoothing;
   const Graph graph = [&] {
-    PreparedModel p = PrepareFloatModel(config.model, equalize, {});
-    smoothing = SmoothQuantFactors(p, config, cal, options, quiet);
+    PreparedModel p = PrepareFloatModel(model, equalize, {});
+    smoothing = SmoothQuantFactors(p, model, cal, options, quiet);
     if (!smoothing.empty()) ApplySmoothing(&p.model, p.dir, smoothing);
-    return GraphFromModel(p.model, p.dir, config.model);
+    return GraphFromModel(std::move(p.model), p.dir, model.path());
   }();
   SampleReader reader = SampleReader::Open(graph, cal.data, options);
   const bool show = !quiet && ::isatty(2);
@@ -88,7 +88,7 @@ CalibrationStage RunCalibrationStage(const ConfigFile& config, const Calibration
   result.smoothing = smoothing;
   result.equalized = equalize;
   if (cal.options.method == kAutoRangeMethod) {
-    stage.method_choice = ChooseRangeMethod(config, cal, graph, options, &result);
+    stage.method_choice = ChooseRangeMethod(model, cal, graph, options, &result);
     if (!quiet) {
       std::cerr << "ptq: calibration method auto: " << stage.method_choice.chosen << " (worst output SQNR on "
                 << stage.method_choice.samples << " calibration samples:";
@@ -110,12 +110,13 @@ CalibrationStage RunCalibrationStage(const ConfigFile& config, const Calibration
     for (const std::string& w : CalibrationWarnings(result)) std::cerr << "ptq: warning: " << w << "\n";
   }
   TableProvenance p;
-  p.model_digest = Sha256Hex(ReadFileToString(config.model, int64_t{2} << 30));
+  p.model_digest = Sha256FileHex(model.path());
   p.config_digest = CalibrationConfigDigest(config);
   p.method = cal.options.method;
   p.percentile = cal.options.percentile;
   p.shard = shard;
   stage.table = CalibrationTableToJson(result, p).dump(1) + "\n";
+  stage.model_digest = p.model_digest;
   stage.samples = result.samples;
   stage.tensors = result.tensors.size();
   return stage;

@@ -7,11 +7,13 @@
 #include "calibrate/sample_reader.h"
 #include "cli/auto_range_method.h"
 #include "cli/config_file.h"
+#include "cli/float_model.h"
 
 namespace ptq {
 
 struct CalibrationStage {
   std::string table;   // the calibration table (JSON text, as written to disk)
+  std::string model_digest;  // SHA-256 of the model file, as the table records it
   int64_t samples = 0;
   size_t tensors = 0;
   double seconds = 0;      // the statistics pass, wall time
@@ -22,7 +24,7 @@ struct CalibrationStage {
 // Runs the float model over cal.data with `options` (max_samples, batch_size, shard); with more than one
 // kernel thread the statistics run on a background thread. A progress line goes to stderr when it is a
 // terminal and `quiet` is false; warnings (data, non-finite and constant tensors) unless `quiet`.
-CalibrationStage RunCalibrationStage(const ConfigFile& config, const CalibrationConfig& cal,
+CalibrationStage RunCalibrationStage(const ConfigFile& config, const FloatModel& model, const CalibrationConfig& cal,
                                      const SampleOptions& options, const std::string& shard, bool quiet);
 
 }  // namespace ptq

@@ -8,6 +8,7 @@
 #include "cli/commands.h"
 #include "cli/config_file.h"
 #include "runtime/file_util.h"
+#include "runtime/memory_usage.h"
 #include "runtime/threading.h"
 
 namespace ptq {
@@ -57,7 +58,9 @@ int CalibrateCommand(int argc, char** argv) {
   if (args.Has("shard")) ParseShard(args.Get("shard"), &so);
   std::string out = args.Get("out", cal.table);
   if (out.empty()) out = DefaultTablePath(config);
-  const CalibrationStage stage = RunCalibrationStage(config, cal, so, args.Get("shard", ""), args.Has("quiet"));
+  SetMemoryStage("calibration");
+  const CalibrationStage stage =
+      RunCalibrationStage(config, FloatModel(config.model), cal, so, args.Get("shard", ""), args.Has("quiet"));
   WriteFileAtomic(out, stage.table);
   if (!args.Has("quiet")) {
     const double per = stage.samples > 0 ? 1e3 / static_cast<double>(stage.samples) : 0.0;

@@ -90,7 +90,7 @@ int MergeStatsCommand(int argc, char** argv) {
   if (args.positional().size() < 2) ThrowUsageError("ptq merge-stats needs at least two tables (see --help)");
   const ConfigFile config = LoadConfig(args.Require("config"), args.GetAll("set"));
   const CalibrationConfig cal = ParseCalibrationConfig(config.json, config.dir);
-  const std::string model_digest = Sha256Hex(ReadFileToString(config.model, int64_t{2} << 30));
+  const std::string model_digest = Sha256FileHex(config.model);
   const std::string config_digest = CalibrationConfigDigest(config);
   const std::vector<std::string>& paths = args.positional();
   TableProvenance p;
@@ -105,12 +105,13 @@ int MergeStatsCommand(int argc, char** argv) {
     MergeCalibrationResults(&merged, p, r, pi, paths[i]);
   }
   CheckShardsCoverTheData(paths, shards);
-  const Graph graph = LoadPreparedGraph(config.model, merged.equalized, merged.smoothing);  // the model the shards saw
+  const FloatModel model(config.model);
+  const Graph graph = LoadPreparedGraph(model, merged.equalized, merged.smoothing);  // the model the shards saw
   SampleOptions so;  // all samples, as one run reads them
   so.batch_size = cal.batch_size;
   so.max_samples = cal.max_samples;
   if (cal.options.method == kAutoRangeMethod) {
-    ChooseRangeMethod(config, cal, graph, so, &merged);
+    ChooseRangeMethod(model, cal, graph, so, &merged);
   } else {
     ChooseQuantization(graph, cal.options, &merged);
   }

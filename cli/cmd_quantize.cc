@@ -15,6 +15,7 @@
 #include "cli/config_file.h"
 #include "cli/effective_config.h"
 #include "cli/prepared_model.h"
+#include "cli/stage_progress.h"
 #include "report/html_report.h"
 #include "report/keep_float.h"
 #include "report/report_json.h"
@@ -23,9 +24,11 @@
 #include "report/validation_config.h"
 #include "runtime/quant_table.h"
 #include "rewrite/rewriter.h"
+#include "runtime/allocator_tuning.h"
 #include "runtime/error.h"
 #include "runtime/file_util.h"
 #include "runtime/model_io.h"
+#include "runtime/model_writer.h"
 #include "runtime/npy.h"
 #include "runtime/sha256.h"
 #include "runtime/session.h"
@@ -53,10 +56,6 @@ constexpr int kRecoveryLayers = 3;
 // The recovery experiments (one rewrite and one validation each) run on the first samples only: their
 // gains are compared with the full int8 model on the same samples.
 constexpr int64_t kRecoverySamples = 16;
-
-void Stage(bool quiet, int k, const std::string& what) {
-  if (!quiet) std::cerr << "[" << k << "/4] " << what << "\n";
-}
 
 // A batch source over `data` for `graph` (batch size from the calibration config).
 struct Batches {
@@ -105,6 +104,44 @@ nlohmann::json MethodsJson(const QuantizationOptions& rc, const RewriteInfo& inf
   return m;
 }
 
+// What keeping each of the worst layers' tensors float buys: for up to kRecoveryLayers of `chosen`'s
+// worst layers, the model rewritten with those nodes float, validated on the first kRecoverySamples
+// samples against `chosen` on the same samples.
+std::vector<Recovery> MeasureRecovery(const Graph& float_graph, const FallbackCandidate& chosen, const FallbackRewrite& rewrite,
+                                      const std::string& data, const SampleOptions& vo) {
+  std::vector<Recovery> recovery;
+  SampleOptions ro = vo;
+  ro.max_samples = kRecoverySamples;
+  const ValidationResult& result = chosen.result;
+  double base = WorstOutputSqnr(result);
+  if (result.samples > kRecoverySamples && !result.layers.empty()) {
+    Batches subset{SampleReader::Open(float_graph, data, ro)};
+    base = WorstOutputSqnr(Validate(float_graph, *chosen.graph, {}, subset.source(), nullptr, false));
+  }
+  std::set<std::vector<std::string>> tried;
+  for (const LayerStats& l : result.layers) {
+    if (static_cast<int>(recovery.size()) >= kRecoveryLayers) break;
+    const std::vector<std::string> nodes = NodesToUnquantize(float_graph, chosen.info.quantized_by, l.tensor);
+    if (nodes.empty() || tried.count(nodes)) continue;
+    tried.insert(nodes);
+    QuantizationOptions excluded = chosen.options;
+    excluded.exclude_nodes.insert(excluded.exclude_nodes.end(), nodes.begin(), nodes.end());
+    const FallbackCandidate cx = rewrite(excluded);
+    const Graph gx = GraphFromModel(cx.model, cx.data->folder(), "quantized model");
+    Batches again{SampleReader::Open(float_graph, data, ro)};
+    const ValidationResult rx = Validate(float_graph, gx, {}, again.source(), nullptr, false);
+    Recovery r;
+    r.nodes = nodes;
+    r.tensor = l.tensor;
+    r.output_sqnr_db = WorstOutputSqnr(rx);
+    r.samples = rx.samples;
+    // -inf (a non-finite output) to anything better is an infinite gain, not inf - inf.
+    r.gain_db = std::isinf(base) && base < 0 ? (r.output_sqnr_db > base ? INFINITY : 0.0) : r.output_sqnr_db - base;
+    recovery.push_back(r);
+  }
+  return recovery;
+}
+
 }  // namespace
 
 int QuantizeCommand(int argc, char** argv) {
@@ -131,22 +168,29 @@ int QuantizeCommand(int argc, char** argv) {
   SetNumThreads(args.GetInt("threads", 0));
   SessionOptions::SetDefaultLiteralQdq(args.Has("literal-qdq"));
 
-  Stage(quiet, 1, "calibrating on " + cal.data);
+  NewFoldersOf output_folders(config.output);  // scratch and data files are made there before the outputs
+  StageProgress progress(quiet);
+  progress.Start(1, "calibration", "calibrating on " + cal.data);
+  // Read by every stage: with its weights in a scratch data file beside the output when they are inside
+  // the .onnx file, so that each stage maps them rather than holding its own copy.
+  const FloatModel model(config.model, config.output);
+  ReturnFreedMemory();  // what reading the model for the scratch copy took
   SampleOptions so;
   so.max_samples = cal.max_samples;
   so.batch_size = cal.batch_size;
-  const CalibrationStage calib = RunCalibrationStage(config, cal, so, "", quiet);
+  const CalibrationStage calib = RunCalibrationStage(config, model, cal, so, "", quiet);
 
-  Stage(quiet, 2, "rewriting");
+  progress.Start(2, "rewrite", "rewriting");
   const QuantTable table = ParseQuantTable(calib.table, "calibration table");
-  onnx::ModelProto float_proto;
-  LoadModelProto(config.model, &float_proto);
-  const std::string model_digest = Sha256Hex(ReadFileToString(config.model, int64_t{2} << 30));
+  const std::string& model_digest = calib.model_digest;
   const auto metadata = QuantizedModelMetadata(config, Sha256Hex(calib.table), model_digest);
+  // Each rewrite writes its large tensors to its own data file beside the output as it makes them: no
+  // model is held twice.
   const auto rewrite = [&](const QuantizationOptions& o) {
     FallbackCandidate c;
     c.options = o;
-    c.model = RewriteModel(float_proto, ModelFolder(config), table, o, metadata, &c.info);
+    c.data = std::make_shared<ExternalDataWriter>(config.output);
+    c.model = RewriteModel(model.Proto(), model.dir(), table, o, metadata, &c.info, c.data.get());
     return c;
   };
   FallbackCandidate chosen = rewrite(rc);
@@ -160,21 +204,22 @@ int QuantizeCommand(int argc, char** argv) {
   }
 
   const std::string data = val.data.empty() ? cal.data : val.data;
-  Stage(quiet, 3, "validating on " + data);
+  progress.Start(3, "validation", "validating on " + data);
   // The float reference: the input model, or with cross-layer equalization or SmoothQuant the equalized
   // and smoothed model the int8 model was made from (equal in float up to rounding; its tensors are what
   // the int8 tensors stand for).
   const bool prepared = table.equalized || !table.smoothing.empty();
-  const Graph float_graph = prepared ? LoadPreparedGraph(config.model, table.equalized, table.smoothing) : LoadGraph(config.model);
+  auto float_graph = std::make_unique<const Graph>(prepared ? LoadPreparedGraph(model, table.equalized, table.smoothing)
+                                                            : GraphFromModel(model.Proto(), model.dir(), model.path()));
   SampleOptions vo;
   vo.batch_size = cal.batch_size;
   Tensor labels;
   if (!val.labels.empty()) labels = ReadNpy(val.labels);
   const auto measure = [&](FallbackCandidate* c) {
-    c->graph = std::make_shared<const Graph>(GraphFromModel(c->model, ModelFolder(config), "quantized model"));
-    Batches batches{SampleReader::Open(float_graph, data, vo)};
-    c->result = Validate(float_graph, *c->graph, c->info.twins, batches.source(), val.labels.empty() ? nullptr : &labels, true,
-                         val.tasks);
+    c->graph = std::make_shared<const Graph>(GraphFromModel(c->model, c->data->folder(), "quantized model"));
+    Batches batches{SampleReader::Open(*float_graph, data, vo)};
+    c->result = Validate(*float_graph, *c->graph, c->info.twins, batches.source(), val.labels.empty() ? nullptr : &labels,
+                         true, val.tasks);
     AttachReaders(c->info, &c->result);
   };
   measure(&chosen);
@@ -191,13 +236,13 @@ int QuantizeCommand(int argc, char** argv) {
     }
     std::map<std::string, Tensor> batch;
     int64_t n = 0;
-    SampleReader::Open(float_graph, data, vo).Next(&batch, &n);
-    const int64_t bytes_before = static_cast<int64_t>(chosen.model.ByteSizeLong());
+    SampleReader::Open(*float_graph, data, vo).Next(&batch, &n);
+    const int64_t bytes_before = ModelBytes(chosen.model, *chosen.data);
     const double seconds_before = MedianRunSeconds(chosen.graph, batch);
-    FallbackOutcome fb = AutoFallback(float_graph, val.gate, rc.fallback_budget, std::move(chosen), rewrite, measure);
+    FallbackOutcome fb = AutoFallback(*float_graph, val.gate, rc.fallback_budget, std::move(chosen), rewrite, measure);
     chosen = std::move(fb.final);
     const double seconds_after = MedianRunSeconds(chosen.graph, batch);
-    fallback = FallbackJson(fb, bytes_before, static_cast<int64_t>(chosen.model.ByteSizeLong()), seconds_before, seconds_after);
+    fallback = FallbackJson(fb, bytes_before, ModelBytes(chosen.model, *chosen.data), seconds_before, seconds_after);
     if (!quiet) {
       std::cerr << "ptq: fallback: " << fb.kept.size() << " step(s) after " << fb.runs << " model(s): " << fb.stopped << "\n";
     }
@@ -205,50 +250,40 @@ int QuantizeCommand(int argc, char** argv) {
   if (prepared) {
     // The outputs are judged against the user's model itself, not the equalized or smoothed one the
     // layers are compared with (equal in float up to rounding; a defect there would show here).
-    const Graph input_graph = LoadGraph(config.model);
+    const Graph input_graph = GraphFromModel(model.Proto(), model.dir(), model.path());
     Batches again{SampleReader::Open(input_graph, data, vo)};
     ValidationResult vs_input =
         Validate(input_graph, *chosen.graph, {}, again.source(), val.labels.empty() ? nullptr : &labels, false, val.tasks);
     chosen.result.outputs = std::move(vs_input.outputs);
   }
-  const onnx::ModelProto& q = chosen.model;
+  const std::vector<Recovery> recovery = MeasureRecovery(*float_graph, chosen, rewrite, data, vo);
+  float_graph.reset();  // the runtime graphs are not needed to write the outputs
+  chosen.graph.reset();
   const RewriteInfo& info = chosen.info;
   const ValidationResult& result = chosen.result;
-  const Graph& int8_graph = *chosen.graph;
 
-  // What keeping each of the worst layers' tensors float buys.
-  std::vector<Recovery> recovery;
-  SampleOptions ro = vo;
-  ro.max_samples = kRecoverySamples;
-  double base = WorstOutputSqnr(result);
-  if (result.samples > kRecoverySamples && !result.layers.empty()) {
-    Batches subset{SampleReader::Open(float_graph, data, ro)};
-    base = WorstOutputSqnr(Validate(float_graph, int8_graph, {}, subset.source(), nullptr, false));
+  progress.Start(4, "writing", "writing the model and the report");
+  std::string report_path = val.report;
+  if (report_path.empty()) {
+    const fs::path out(config.output);
+    report_path = (out.parent_path() / (out.stem().string() + ".report.html")).string();
   }
-  std::set<std::vector<std::string>> tried;
-  for (const LayerStats& l : result.layers) {
-    if (static_cast<int>(recovery.size()) >= kRecoveryLayers) break;
-    const std::vector<std::string> nodes = NodesToUnquantize(float_graph, info.quantized_by, l.tensor);
-    if (nodes.empty() || tried.count(nodes)) continue;
-    tried.insert(nodes);
-    QuantizationOptions excluded = chosen.options;
-    excluded.exclude_nodes.insert(excluded.exclude_nodes.end(), nodes.begin(), nodes.end());
-    const onnx::ModelProto qx = RewriteModel(float_proto, ModelFolder(config), table, excluded, metadata, nullptr);
-    const Graph gx = GraphFromModel(qx, ModelFolder(config), "quantized model");
-    Batches again{SampleReader::Open(float_graph, data, ro)};
-    const ValidationResult rx = Validate(float_graph, gx, {}, again.source(), nullptr, false);
-    Recovery r;
-    r.nodes = nodes;
-    r.tensor = l.tensor;
-    r.output_sqnr_db = WorstOutputSqnr(rx);
-    r.samples = rx.samples;
-    // -inf (a non-finite output) to anything better is an infinite gain, not inf - inf.
-    r.gain_db = std::isinf(base) && base < 0 ? (r.output_sqnr_db > base ? INFINITY : 0.0) : r.output_sqnr_db - base;
-    recovery.push_back(r);
+  const fs::path rp(report_path);
+  const std::string json_path =
+      rp.extension() == ".json" ? report_path : (rp.parent_path() / (rp.stem().string() + ".json")).string();
+  const std::string table_path = cal.table.empty() ? DefaultTablePath(config) : cal.table;
+  for (const std::string& path : {table_path, config.output, json_path, report_path}) {
+    std::error_code ec;
+    if (fs::exists(path, ec) && fs::equivalent(path, config.model, ec)) {
+      ThrowUsageError("output ", path, " is the input model ", config.model, "; ptq never overwrites it");
+    }
   }
-
-  Stage(quiet, 4, "writing the model and the report");
-  const std::string q_bytes = SerializeModelProto(q, config.output);
+  // On an interrupt the outputs appear all together or not at all (see AtomicFileSet); the model's data
+  // file, when it has one, is renamed into place before the model.
+  AtomicFileSet outputs;
+  outputs.Add(table_path, calib.table);
+  const WrittenModel written =
+      AddModelFiles(&outputs, std::move(chosen.model), chosen.data.get(), config.output, config.output_external_data);
   nlohmann::json provenance = {{"ptq_version", PTQ_VERSION},
                                {"model", config.model},
                                {"quantized_model", config.output},
@@ -263,39 +298,24 @@ int QuantizeCommand(int argc, char** argv) {
                                {"validation_data", data},
                                {"methods", MethodsJson(rc, info)}};
   nlohmann::json model_info = {{"float_bytes", fs::file_size(config.model)},
-                               {"int8_bytes", q_bytes.size()},
+                               {"int8_bytes", written.model_bytes + written.data_bytes},
+                               {"external_data", written.data_file.empty() ? nlohmann::json(nullptr) : nlohmann::json(written.data_file)},
                                {"op_counts", info.op_counts},
                                {"checked", info.checked}};
   nlohmann::json report = ReportJson(result, provenance, model_info, recovery, val.gate, info.warnings);
   if (!fallback.is_null()) report["fallback"] = fallback;
-  std::string report_path = val.report;
-  if (report_path.empty()) {
-    const fs::path out(config.output);
-    report_path = (out.parent_path() / (out.stem().string() + ".report.html")).string();
-  }
-  const fs::path rp(report_path);
-  const std::string json_path =
-      rp.extension() == ".json" ? report_path : (rp.parent_path() / (rp.stem().string() + ".json")).string();
-  const std::string table_path = cal.table.empty() ? DefaultTablePath(config) : cal.table;
-  // On an interrupt the outputs appear all together or not at all (see AtomicFileSet).
-  AtomicFileSet outputs;
-  const auto add = [&](const std::string& path, const std::string& bytes) {
-    std::error_code ec;
-    if (fs::exists(path, ec) && fs::equivalent(path, config.model, ec)) {
-      ThrowUsageError("output ", path, " is the input model ", config.model, "; ptq never overwrites it");
-    }
-    outputs.Add(path, bytes);
-  };
-  add(table_path, calib.table);
-  add(config.output, q_bytes);
-  add(json_path, report.dump(1) + "\n");
-  if (rp.extension() == ".html") add(report_path, RenderHtmlReport(report));
-  if (rp.extension() == ".md") add(report_path, RenderTerminalReport(report, false, 1000));
+  outputs.Add(json_path, report.dump(1) + "\n");
+  if (rp.extension() == ".html") outputs.Add(report_path, RenderHtmlReport(report));
+  if (rp.extension() == ".md") outputs.Add(report_path, RenderTerminalReport(report, false, 1000));
   outputs.Commit();
+  output_folders.Keep();
+  RemoveStaleDataFiles(config.output, written);
+  progress.End();
   if (!quiet) {
     std::cout << RenderTerminalReport(report, ::isatty(1) != 0);
-    std::cout << "model: " << config.output << "\nreport: " << report_path
-              << (report_path != json_path ? " and " + json_path : "") << "\ntable: " << table_path << "\n";
+    std::cout << "model: " << config.output << (written.data_file.empty() ? "" : " (external data: " + written.data_file + ")")
+              << "\nreport: " << report_path << (report_path != json_path ? " and " + json_path : "")
+              << "\ntable: " << table_path << "\n";
   }
   const std::vector<std::string> failures = GateFailures(result, val.gate);
   if (!failures.empty()) {

@@ -9,7 +9,9 @@
 #include "runtime/quant_table.h"
 #include "rewrite/rewriter.h"
 #include "runtime/file_util.h"
+#include "runtime/memory_usage.h"
 #include "runtime/model_io.h"
+#include "runtime/model_writer.h"
 #include "runtime/sha256.h"
 
 namespace ptq {
@@ -39,25 +41,34 @@ int RewriteCommand(int argc, char** argv) {
   std::string table_path = args.Get("table", cal.table);
   if (table_path.empty()) table_path = DefaultTablePath(config);
   const std::string out = args.Get("out", config.output);
+  SetMemoryStage("rewrite");
   const QuantTable table = ReadQuantTable(table_path);
-  const std::string model_bytes = ReadFileToString(config.model, int64_t{2} << 30);
-  const std::string model_digest = Sha256Hex(model_bytes);
+  const std::string model_digest = Sha256FileHex(config.model);
   if (table.model_sha256 != model_digest) {
     ThrowInputError(table_path, ": this table was made for another model (its model_sha256 ", table.model_sha256,
                     " differs from ", config.model, "'s ", model_digest, ")");
+  }
+  std::error_code ec;
+  if (std::filesystem::exists(out, ec) && std::filesystem::equivalent(out, config.model, ec)) {
+    ThrowUsageError("refusing to overwrite the input model ", config.model, " with the output ", out);
   }
   onnx::ModelProto model;
   LoadModelProto(config.model, &model);
   const auto metadata = QuantizedModelMetadata(config, table.file_sha256, model_digest);
   RewriteInfo info;
-  const onnx::ModelProto q = RewriteModel(model, ModelFolder(config), table, rc, metadata, &info);
-  SaveModelProto(q, out, config.model);
+  ExternalDataWriter data(out);
+  onnx::ModelProto q = RewriteModel(std::move(model), ModelFolder(config), table, rc, metadata, &info, &data);
+  AtomicFileSet files;
+  const WrittenModel written = AddModelFiles(&files, std::move(q), &data, out, config.output_external_data);
+  files.Commit();
+  RemoveStaleDataFiles(out, written);
   if (!args.Has("quiet")) {
     for (const auto& s : info.skipped) std::cerr << "ptq: note: stays float: " << s << "\n";
     for (const auto& w : info.warnings) std::cerr << "ptq: warning: " << w << "\n";
     for (const auto& b : info.bias_not_corrected) std::cerr << "ptq: note: bias not corrected: " << b << "\n";
-    std::cout << "wrote " << out << " (" << FileSize(out) << " bytes; float model " << model_bytes.size()
-              << " bytes); " << info.checked << "\n";
+    std::cout << "wrote " << out << " (" << written.model_bytes << " bytes"
+              << (written.data_file.empty() ? "" : " and " + std::to_string(written.data_bytes) + " in " + written.data_file)
+              << "; float model " << FileSize(config.model) << " bytes); " << info.checked << "\n";
   }
   return 0;
 }

@@ -60,7 +60,7 @@ ConfigFile LoadConfig(const std::string& path, const std::vector<std::string>& s
   const std::string text = ReadFileToString(path, kConfigLimits.max_bytes);
   c.json = ParseJsonText(text, path, ErrorKind::kUsage, kConfigLimits);
   for (const std::string& s : sets) ApplySet(c.json, s);
-  JsonSection top(c.json, "", {"model", "output", "calibration", "quantization", "validation"});
+  JsonSection top(c.json, "", {"model", "output", "output_external_data", "calibration", "quantization", "validation"});
   c.dir = fs::path(path).parent_path().string();
   if (c.dir.empty()) c.dir = ".";
   auto resolve = [&](const std::string& p) {
@@ -71,6 +71,7 @@ ConfigFile LoadConfig(const std::string& path, const std::vector<std::string>& s
   const std::string out = top.GetString("output", "");
   c.output = out.empty() ? (fs::path(c.model).parent_path() / (fs::path(c.model).stem().string() + ".int8.onnx")).string()
                          : resolve(out);
+  c.output_external_data = ParseExternalDataMode(top.GetString("output_external_data", "auto"), "output_external_data");
   return c;
 }
 

@@ -7,6 +7,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "runtime/model_writer.h"
+
 namespace ptq {
 
 struct ConfigFile {
@@ -14,6 +16,8 @@ struct ConfigFile {
   std::string dir;         // the config's folder: relative paths are resolved against it
   std::string model;       // resolved `model` path
   std::string output;      // resolved `output` path (default: <model stem>.int8.onnx beside the model)
+  // `output_external_data`: where the output model's tensors go (default auto: external data from 2 GiB).
+  ExternalDataMode output_external_data = ExternalDataMode::kAuto;
 };
 
 // Reads and parses the config (usage errors name the file, the line and the key), applies each

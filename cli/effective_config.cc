@@ -36,6 +36,7 @@ nlohmann::json EffectiveConfig(const ConfigFile& config, const CalibrationConfig
   return {
       {"model", config.model},
       {"output", config.output},
+      {"output_external_data", ExternalDataModeName(config.output_external_data)},
       {"calibration",
        {{"data", cal.data},
         {"max_samples", cal.max_samples < 0 ? nlohmann::json("all") : nlohmann::json(cal.max_samples)},

@@ -8,6 +8,7 @@
 #include "cli/interrupt.h"
 #include "runtime/allocator_tuning.h"
 #include "runtime/error.h"
+#include "runtime/memory_usage.h"
 
 namespace {
 
@@ -27,8 +28,8 @@ options:
   --help     show this help (also: ptq <command> --help)
   --version  print the version
 
-exit codes: 0 success, 1 usage or config error, 2 bad model or data, 3 accuracy gate failed,
-            4 internal error, 130 interrupted (Ctrl-C; 143 for SIGTERM)
+exit codes: 0 success, 1 usage or config error, 2 bad model or data, or out of memory,
+            3 accuracy gate failed, 4 internal error, 130 interrupted (Ctrl-C; 143 for SIGTERM)
 )";
 
 struct Command {
@@ -55,7 +56,7 @@ int Dispatch(int argc, char** argv) {
     std::cerr << "ptq: error: " << e.what() << "\n";
     return static_cast<int>(e.kind());
   } catch (const std::bad_alloc&) {
-    std::cerr << "ptq: error: out of memory\n";
+    std::cerr << "ptq: error: " << ptq::OutOfMemoryMessage("") << "\n";
     return static_cast<int>(ptq::ErrorKind::kInput);
   } catch (const std::exception& e) {
     std::cerr << "ptq: internal error: " << e.what() << "\n";

@@ -7,6 +7,7 @@
 
 #include <string>
 
+#include "cli/float_model.h"
 #include "runtime/graph.h"
 #include "runtime/quant_table.h"
 
@@ -18,13 +19,13 @@ struct PreparedModel {
   int equalized_pairs = 0;      // EqualizeConvPairs
 };
 
-// `path`'s model cleaned (CleanUpModel), equalized when `equalize` (EqualizeConvPairs) and smoothed with
+// The model cleaned (CleanUpModel), equalized when `equalize` (EqualizeConvPairs) and smoothed with
 // `smoothing` (ApplySmoothing; empty: not smoothed) — what RewriteModel does to its input before
 // planning when the table says so (QuantTable::equalized, ::smoothing), so that the table's tensors
 // are this model's.
-PreparedModel PrepareFloatModel(const std::string& path, bool equalize, const SmoothingFactorMap& smoothing);
+PreparedModel PrepareFloatModel(const FloatModel& model, bool equalize, const SmoothingFactorMap& smoothing);
 
-// The same as a runnable graph (LoadCleanGraph when there is nothing to equalize or smooth).
-Graph LoadPreparedGraph(const std::string& path, bool equalize, const SmoothingFactorMap& smoothing);
+// The same as a runnable graph (its weights mapped where they are external data, never held twice).
+Graph LoadPreparedGraph(const FloatModel& model, bool equalize, const SmoothingFactorMap& smoothing);
 
 }  // namespace ptq

@@ -9,6 +9,7 @@
 
 #include "rewrite/rewrite_graph.h"
 #include "runtime/error.h"
+#include "runtime/model_checker.h"
 
 namespace ptq {
 namespace {
@@ -78,10 +79,10 @@ void CheckConvolutionRanks(const onnx::ModelProto& m, const QuantTable& table) {
 
 }  // namespace
 
-void CheckInputModel(const onnx::ModelProto& model, const QuantTable& table) {
+void CheckInputModel(const onnx::ModelProto& model, const std::string& model_dir, const QuantTable& table) {
   try {
     try {
-      onnx::checker::check_model(model);
+      CheckModel(model, model_dir);
     } catch (const std::exception& e) {
       // Nodes out of topological order are no obstacle: the runtime sorts them, and so does the
       // rewrite's output (RewriteGraph::WriteTo). Check the model in that order instead.
@@ -92,9 +93,11 @@ void CheckInputModel(const onnx::ModelProto& model, const QuantTable& table) {
       } catch (const Error&) {
         ThrowInputError("the float model's nodes form a cycle");
       }
-      onnx::checker::check_model(sorted);
+      CheckModel(sorted, model_dir);
     }
   } catch (const Error&) {
+    throw;
+  } catch (const std::bad_alloc&) {
     throw;
   } catch (const std::exception& e) {
     ThrowInputError("the float model is not valid ONNX (onnx::checker, ONNX 1.12): ", e.what());

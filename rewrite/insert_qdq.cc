@@ -65,7 +65,9 @@ class QdqInserter {
     if (!shift.empty()) {
       PTQ_ENFORCE(static_cast<int64_t>(shift.size()) == bias.size(), "bias '", b, "': ", shift.size(), " corrections for ",
                   bias.size(), " channels");
-      for (int64_t c = 0; c < bias.size(); ++c) bias.data<float>()[c] -= shift[static_cast<size_t>(c)];
+      std::vector<float> corrected = bias.ToFloatVector();  // the graph's value is shared: changed in a copy
+      for (size_t c = 0; c < corrected.size(); ++c) corrected[c] -= shift[c];
+      bias = Tensor::FromVector<float>(bias.shape(), corrected);
     }
     const std::string bq = g_->NewName(b + "/quantized");
     g_->AddInitializer(bq, QuantizeBiasTensor(bias, qx.scales[0], qw.scales));

@@ -10,6 +10,7 @@
 #include "rewrite/plan_weights.h"
 #include "runtime/attention_pattern.h"
 #include "runtime/error.h"
+#include "runtime/model_io.h"
 #include "runtime/quant_math.h"
 #include "runtime/value_movement.h"
 #include "runtime/weight_params.h"
@@ -275,7 +276,9 @@ QuantPlan MakeQuantPlan(const RewriteGraph& g, const onnx::ModelProto& model, co
   // Attention roles, by the output names of the MatMuls.
   std::set<std::string> qk_outputs, pv_outputs;
   if (config.attention) {
-    const Graph rg = GraphFromModel(model, g.model_dir(), "model");
+    // FindAttention asks only which tensors are constant: the graph without its initializers' data.
+    Graph rg = GraphFromModel(CopyWithoutInitializers(model), g.model_dir(), "model");
+    for (const std::string& name : g.InitializerNames()) rg.constants.emplace(name, Tensor());
     for (const AttentionMatch& m : FindAttention(rg)) {
       if (m.qk_matmul) qk_outputs.insert(m.qk_matmul->outputs[0]);
       if (m.pv_matmul) pv_outputs.insert(m.pv_matmul->outputs[0]);

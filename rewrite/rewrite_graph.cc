@@ -4,18 +4,30 @@
 
 #include <algorithm>
 #include <deque>
+#include <filesystem>
 #include <unordered_map>
 
 #include "runtime/error.h"
+#include "runtime/external_data_writer.h"
 #include "runtime/tensor_proto.h"
 
 namespace ptq {
 
 RewriteGraph::RewriteGraph(const onnx::ModelProto& model) {
-  const onnx::GraphProto& g = model.graph();
-  for (const auto& t : g.initializer()) {
-    initializers_[t.name()] = t;
+  google::protobuf::RepeatedPtrField<onnx::TensorProto> copies(model.graph().initializer());
+  Take(model.graph(), &copies);
+}
+
+RewriteGraph::RewriteGraph(onnx::ModelProto* model) {
+  google::protobuf::RepeatedPtrField<onnx::TensorProto> taken;
+  taken.Swap(model->mutable_graph()->mutable_initializer());
+  Take(model->graph(), &taken);
+}
+
+void RewriteGraph::Take(const onnx::GraphProto& g, google::protobuf::RepeatedPtrField<onnx::TensorProto>* initializers) {
+  for (auto& t : *initializers) {
     Use(t.name());
+    initializers_[t.name()] = std::move(t);
   }
   for (const auto& v : g.input()) {
     if (!initializers_.count(v.name())) inputs_.insert(v.name());
@@ -33,7 +45,7 @@ RewriteGraph::RewriteGraph(const onnx::ModelProto& model) {
         n.attribute(0).name() == "value") {
       onnx::TensorProto t = n.attribute(0).t();
       t.set_name(n.output(0));
-      initializers_[n.output(0)] = t;
+      initializers_[n.output(0)] = std::move(t);
       continue;
     }
     nodes_.push_back(n);
@@ -94,15 +106,77 @@ const onnx::TensorProto& RewriteGraph::Initializer(const std::string& name) cons
   return it->second;
 }
 
+namespace {
+
+bool SameFolder(const std::string& a, const std::string& b) {
+  std::error_code ec;
+  return std::filesystem::equivalent(a, b, ec);
+}
+
+}  // namespace
+
+bool RewriteGraph::InWriter(const onnx::TensorProto& t) const {
+  if (!writer_ || t.data_location() != onnx::TensorProto::EXTERNAL) return false;
+  for (const auto& e : t.external_data()) {
+    if (e.key() == "location") return e.value() == writer_->location();
+  }
+  return false;
+}
+
 Tensor RewriteGraph::InitializerValue(const std::string& name) const {
-  return TensorFromProto(Initializer(name), model_dir_, "initializer '" + name + "'");
+  const auto v = values_.find(name);
+  if (v != values_.end()) return v->second;
+  auto it = initializers_.find(name);
+  PTQ_ENFORCE(it != initializers_.end(), "no initializer '", name, "'");
+  onnx::TensorProto& t = it->second;
+  const Tensor value =
+      TensorFromProto(t, InWriter(t) ? writer_->folder() : model_dir_, "initializer '" + name + "'", nullptr, ExternalRead::kMap);
+  if (t.data_location() != onnx::TensorProto::EXTERNAL) {  // mapped external data is not kept: mapped again when read
+    ReleaseTensorData(&t);
+    values_[name] = value;
+  }
+  return value;
+}
+
+std::vector<std::string> RewriteGraph::InitializerNames() const {
+  std::vector<std::string> names;
+  for (const auto& kv : initializers_) names.push_back(kv.first);
+  return names;
 }
 
 void RewriteGraph::AddInitializer(const std::string& name, const Tensor& value) {
-  onnx::TensorProto t;
-  TensorToProto(value, name, &t);
-  initializers_[name] = t;
+  onnx::TensorProto& t = initializers_[name];
+  if (writer_ && static_cast<int64_t>(value.nbytes()) >= ExternalDataWriter::kMinBytes) {
+    writer_->Put(value, name, &t);  // written now: the graph keeps the reference only
+  } else {
+    SetTensorProtoHeader(value, name, &t);
+    values_[name] = value;
+  }
   Use(name);
+}
+
+// Moves initializer `name` into `out`: decoded values are encoded again (into the data writer when
+// large). Without a writer, tensors of the input model's external data are read into the model; with
+// one, references to files in the writer's folder stay (AddModelFiles copies them into the output's
+// data or inline, so that a model that is never written, a fallback candidate, does not copy them),
+// others are copied into the writer.
+void RewriteGraph::Emit(const std::string& name, onnx::TensorProto* out) {
+  onnx::TensorProto& t = initializers_.at(name);
+  const bool external = t.data_location() == onnx::TensorProto::EXTERNAL;
+  const bool large_inline = writer_ && !external && IsSupportedDataType(static_cast<DataType>(t.data_type())) &&
+                            t.ByteSizeLong() >= static_cast<size_t>(ExternalDataWriter::kMinBytes);
+  const bool kept_external = writer_ && external && (InWriter(t) || SameFolder(model_dir_, writer_->folder()));
+  if (!values_.count(name) && !large_inline && (kept_external || !external)) {
+    *out = std::move(t);
+    return;
+  }
+  const Tensor value = InitializerValue(name);
+  values_.erase(name);
+  if (writer_) {
+    writer_->Put(value, name, out);
+  } else {
+    TensorToProto(value, name, out);
+  }
 }
 
 std::string RewriteGraph::NewName(const std::string& base) {
@@ -176,7 +250,7 @@ void RewriteGraph::ReplaceUses(const std::string& from, const std::string& to) {
   }
 }
 
-void RewriteGraph::WriteTo(onnx::ModelProto* model) const {
+void RewriteGraph::WriteTo(onnx::ModelProto* model) {
   // Kahn's algorithm, taking ready nodes in their slot order.
   std::map<std::string, int> producer;
   std::vector<int> live;
@@ -218,8 +292,8 @@ void RewriteGraph::WriteTo(onnx::ModelProto* model) const {
   PTQ_ENFORCE(g->node_size() == static_cast<int>(live.size()), "rewrite produced a cycle in the graph");
   for (const auto& o : outputs_) used.insert(o);
   g->clear_initializer();
-  for (const auto& [name, t] : initializers_) {
-    if (used.count(name)) *g->add_initializer() = t;
+  for (const auto& kv : initializers_) {
+    if (used.count(kv.first)) Emit(kv.first, g->add_initializer());
   }
   // Graph inputs that were initializers (IR < 4 style) and are gone must leave the input list too.
   google::protobuf::RepeatedPtrField<onnx::ValueInfoProto> inputs;

@@ -14,8 +14,9 @@
 #include "rewrite/rewrite_graph.h"
 #include "rewrite/smooth_matmul_inputs.h"
 #include "runtime/error.h"
+#include "runtime/model_checker.h"
 #include "runtime/model_cleanup.h"
-#include "runtime/tensor_proto.h"
+#include "runtime/model_io.h"
 
 namespace ptq {
 namespace {
@@ -53,25 +54,35 @@ void RefuseForeignTable(const onnx::ModelProto& m, const QuantTable& table) {
   ThrowInputError("the calibration table names none of the model's tensors: it was made for another model");
 }
 
-// Reads `t` from its external file into the proto (the same path rule as loading: model_dir only).
-void InlineTensor(onnx::TensorProto* t, const std::string& model_dir, const std::string& what) {
-  if (t->data_location() != onnx::TensorProto::EXTERNAL) return;
-  const Tensor v = TensorFromProto(*t, model_dir, what);
-  const std::string name = t->name();
-  TensorToProto(v, name, t);
+// Initializers that the version converter does not need and would copy (into its IR and back), or
+// lose (it drops external data references): more than 1 KiB, or external.
+bool SetAsideForConversion(const onnx::TensorProto& t) {
+  return t.data_location() == onnx::TensorProto::EXTERNAL || t.ByteSizeLong() > 1024;
 }
 
-// Initializers and tensor attributes (Constant nodes) stored in external files are read into the model,
-// so the output does not depend on files beside the input model (and ONNX's checker, which resolves
-// external locations against the current folder, does not look for them).
-void InlineExternalData(onnx::ModelProto* m, const std::string& model_dir) {
-  for (auto& t : *m->mutable_graph()->mutable_initializer()) InlineTensor(&t, model_dir, "initializer '" + t.name() + "'");
-  for (auto& n : *m->mutable_graph()->mutable_node()) {
-    for (auto& a : *n.mutable_attribute()) {
-      const std::string what = "attribute '" + a.name() + "' of node '" + n.name() + "'";
-      if (a.has_t()) InlineTensor(a.mutable_t(), model_dir, what);
-      for (auto& t : *a.mutable_tensors()) InlineTensor(&t, model_dir, what);
-    }
+// ONNX's version converter, run with the large initializers set aside (only name, type and dims go
+// through it) and put back afterwards by name.
+void ConvertOpset(onnx::ModelProto* model, int64_t have, int64_t to) {
+  std::map<std::string, onnx::TensorProto> aside;
+  for (auto& t : *model->mutable_graph()->mutable_initializer()) {
+    if (!SetAsideForConversion(t)) continue;
+    onnx::TensorProto header;
+    header.set_name(t.name());
+    header.set_data_type(t.data_type());
+    *header.mutable_dims() = t.dims();
+    aside[t.name()] = std::move(t);
+    t = std::move(header);
+  }
+  try {
+    *model = onnx::version_conversion::ConvertVersion(*model, static_cast<int>(to));
+  } catch (const std::bad_alloc&) {
+    throw;
+  } catch (const std::exception& e) {
+    ThrowInputError("converting the model from opset ", have, " to ", to, " failed: ", e.what());
+  }
+  for (auto& t : *model->mutable_graph()->mutable_initializer()) {
+    const auto it = aside.find(t.name());
+    if (it != aside.end()) t = std::move(it->second);
   }
 }
 
@@ -118,25 +129,31 @@ std::map<std::string, TensorReaders> ReadersByForm(const QuantPlan& plan, const 
 
 }  // namespace
 
-std::string ValidateModel(const onnx::ModelProto& model) {
+std::string ValidateModel(const onnx::ModelProto& model, const std::string& model_dir) {
   try {
-    onnx::checker::check_model(model);
-    onnx::ModelProto copy = model;
+    CheckModel(model, model_dir);
+    onnx::ModelProto copy = CopyForShapeInference(model);
     onnx::ShapeInferenceOptions options{true, 1, false};
     onnx::shape_inference::InferShapes(copy, onnx::OpSchemaRegistry::Instance(), options);
+  } catch (const std::bad_alloc&) {
+    throw;
   } catch (const std::exception& e) {
     throw Error(ErrorKind::kInternal, StrCat("the rewritten model is not valid ONNX: ", e.what()));
   }
   return "onnx::checker::check_model and strict shape/type inference (ONNX 1.12, opsets up to 17) passed";
 }
 
-onnx::ModelProto RewriteModel(const onnx::ModelProto& input, const std::string& model_dir, const QuantTable& table0,
+onnx::ModelProto RewriteModel(const onnx::ModelProto& input, const std::string& model_dir, const QuantTable& table,
                               const QuantizationOptions& config, const std::map<std::string, std::string>& metadata,
                               RewriteInfo* info) {
-  RefuseQuantized(input);
-  RefuseForeignTable(input, table0);
-  onnx::ModelProto model = input;
-  InlineExternalData(&model, model_dir);
+  return RewriteModel(onnx::ModelProto(input), model_dir, table, config, metadata, info);
+}
+
+onnx::ModelProto RewriteModel(onnx::ModelProto&& model, const std::string& model_dir, const QuantTable& table0,
+                              const QuantizationOptions& config, const std::map<std::string, std::string>& metadata,
+                              RewriteInfo* info, ExternalDataWriter* data) {
+  RefuseQuantized(model);
+  RefuseForeignTable(model, table0);
   CleanUpModel(&model, model_dir);  // the graph calibration ran (runtime/model_cleanup.h)
   // Equalized and smoothed as calibration's model was (cli/prepared_model.h): the table describes that model.
   const int pairs = table0.equalized ? EqualizeConvPairs(&model, model_dir) : 0;
@@ -154,31 +171,28 @@ onnx::ModelProto RewriteModel(const onnx::ModelProto& input, const std::string& 
     }
   }
   const std::map<std::string, std::string> smoothed = ApplySmoothing(&model, model_dir, table0.smoothing);
-  CheckInputModel(model, table0);
+  CheckInputModel(model, model_dir, table0);
   const int64_t target = std::max<int64_t>({kMinOpset, config.opset, 0});
   const int64_t have = DefaultOpset(model);
   if (have < target || (config.opset != 0 && have != config.opset)) {
-    const int64_t to = config.opset != 0 ? config.opset : target;
     AddObservedRanks(&model, table0);
-    try {
-      model = onnx::version_conversion::ConvertVersion(model, static_cast<int>(to));
-    } catch (const std::exception& e) {
-      ThrowInputError("converting the model from opset ", have, " to ", to, " failed: ", e.what());
-    }
+    ConvertOpset(&model, have, config.opset != 0 ? config.opset : target);
   }
   QuantTable table = table0;
-  RewriteGraph g(model);
+  RewriteGraph g(&model);  // takes the initializers: the float weights are held once, in g
   g.set_model_dir(model_dir);
+  g.set_data_writer(data);
   CanonicalizeGemm(&g, config, &table);
   const QuantPlan plan = MakeQuantPlan(g, model, table, config);
   RunRewritePasses(&g, plan, config.format);
-  onnx::ModelProto out = model;
+  onnx::ModelProto out = std::move(model);
   g.WriteTo(&out);
   for (const auto& [k, v] : metadata) {
     auto* p = out.add_metadata_props();
     p->set_key(k);
     p->set_value(v);
   }
+  const std::string out_dir = data ? data->folder() : model_dir;
   if (info) {
     info->skipped = plan.skipped;
     info->warnings = plan.warnings;
@@ -195,9 +209,9 @@ onnx::ModelProto RewriteModel(const onnx::ModelProto& input, const std::string& 
     }
     for (const auto& n : out.graph().node()) ++info->op_counts[n.op_type()];
     info->readers = ReadersByForm(plan, out.graph());
-    info->checked = ValidateModel(out);
+    info->checked = ValidateModel(out, out_dir);
   } else {
-    ValidateModel(out);
+    ValidateModel(out, out_dir);
   }
   return out;
 }

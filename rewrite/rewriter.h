@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "runtime/external_data_writer.h"
 #include "runtime/quant_table.h"
 #include "runtime/quantization_options.h"
 
@@ -35,16 +36,26 @@ struct RewriteInfo {
   std::map<std::string, std::string> smoothed;   // the table's smoothing: activation -> what its MatMuls read
 };
 
-// Rewrites `model` (loaded from a file in `model_dir`). Refuses (input error) a model that already
-// has quantized ops, and a table none of whose tensors is in the model. Models below opset 13 are
-// converted with ONNX's version converter first. `metadata` is added to metadata_props. The result
-// passes ValidateModel. Deterministic: same inputs, same bytes.
+// Rewrites `model` (loaded from a file in `model_dir`, whose external data is read from there). Refuses
+// (input error) a model that already has quantized ops, and a table none of whose tensors is in the
+// model. Models below opset 13 are converted with ONNX's version converter first. `metadata` is added
+// to metadata_props. The result passes ValidateModel and has every tensor inline. Deterministic: same
+// inputs, same bytes.
 onnx::ModelProto RewriteModel(const onnx::ModelProto& model, const std::string& model_dir, const QuantTable& table,
                               const QuantizationOptions& config, const std::map<std::string, std::string>& metadata,
                               RewriteInfo* info);
 
-// onnx::checker::check_model plus strict shape and type inference (error on any node). Throws an
-// internal error naming the problem. Returns a sentence saying what was checked.
-std::string ValidateModel(const onnx::ModelProto& model);
+// The same from a model the caller gives up: its weights are moved, never copied. With `data`, every
+// tensor of ExternalDataWriter::kMinBytes and more is written to it as the rewrite makes it (int8
+// weights as they are quantized) and the result refers to it: the quantized model is never held whole
+// in memory. (The result then resolves its external data against data->folder().)
+onnx::ModelProto RewriteModel(onnx::ModelProto&& model, const std::string& model_dir, const QuantTable& table,
+                              const QuantizationOptions& config, const std::map<std::string, std::string>& metadata,
+                              RewriteInfo* info, ExternalDataWriter* data = nullptr);
+
+// onnx::checker's model checks (external data resolved against `model_dir`) plus strict shape and type
+// inference (error on any node). Throws an internal error naming the problem. Returns a sentence
+// saying what was checked.
+std::string ValidateModel(const onnx::ModelProto& model, const std::string& model_dir = ".");
 
 }  // namespace ptq

@@ -1,4 +1,4 @@
-// glibc malloc settings for repeated runs (mallopt), see allocator_tuning.h.
+// glibc malloc settings for repeated runs (mallopt) and giving freed memory back, see allocator_tuning.h.
 #include "runtime/allocator_tuning.h"
 
 #include <cstdlib>  // defines __GLIBC__ with glibc
@@ -7,6 +7,8 @@
 #include <malloc.h>
 #endif
 
+#include "runtime/buffer_pool.h"
+
 namespace ptq {
 
 void TuneAllocatorForRepeatedRuns() {
@@ -14,6 +16,13 @@ void TuneAllocatorForRepeatedRuns() {
   mallopt(M_MMAP_THRESHOLD, 32 << 20);  // glibc's maximum on 64-bit
   mallopt(M_TRIM_THRESHOLD, 512 << 20);
   mallopt(M_MXFAST, 0);
+#endif
+}
+
+void ReturnFreedMemory() {
+  ReleaseCachedBuffers();
+#if defined(__GLIBC__)
+  malloc_trim(0);
 #endif
 }
 

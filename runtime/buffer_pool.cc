@@ -125,4 +125,15 @@ void ReleaseBuffer(void* buffer, size_t bytes) {
   std::free(buffer);
 }
 
+void ReleaseCachedBuffers() {
+  if (!kBufferPoolEnabled) return;
+  Pool& pool = GlobalPool();
+  std::lock_guard<std::mutex> lock(pool.mutex);
+  for (auto& [bytes, list] : pool.free_lists) {
+    for (void* p : list) std::free(p);
+  }
+  pool.free_lists.clear();
+  pool.cached_bytes = 0;
+}
+
 }  // namespace ptq

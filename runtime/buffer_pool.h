@@ -19,6 +19,10 @@ void* AcquireBuffer(size_t bytes);
 // Thread-safe. Builds with AddressSanitizer never cache nor carve (use after free stays detectable).
 void ReleaseBuffer(void* buffer, size_t bytes);
 
+// Frees every cached buffer (the arena's chunks stay): between the stages of a command, so that one
+// stage's freed tensors do not stay resident through the next. Thread-safe.
+void ReleaseCachedBuffers();
+
 // Under AddressSanitizer (gcc's or clang's) every buffer is freed at once, so that a use after free is
 // still reported: nothing is cached or carved.
 #if defined(__SANITIZE_ADDRESS__)

@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <mutex>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -72,7 +73,9 @@ fs::path FolderOf(const std::string& path) {
 
 // Creates ".<name>.ptq-tmp-<pid>-<n>" beside `path` and registers it (both under the lock, so an
 // interrupt either sees it registered or finds it not yet created). Returns its name and descriptor.
-std::pair<std::string, int> CreateTemporary(const std::string& path) {
+// `make(name)` creates the file: returns a descriptor (>= 0), or -1 with errno set.
+template <class Make>
+std::pair<std::string, int> CreateTemporary(const std::string& path, Make make) {
   static std::atomic<uint64_t> counter{0};
   const fs::path dir = FolderOf(path);
   std::error_code ec;
@@ -84,7 +87,7 @@ std::pair<std::string, int> CreateTemporary(const std::string& path) {
   std::lock_guard<std::mutex> lock(t.mu);
   for (int attempt = 0;; ++attempt) {
     const std::string tmp = (dir / (prefix + std::to_string(counter++))).string();
-    const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    const int fd = make(tmp);
     if (fd >= 0) {
       t.paths.push_back(tmp);
       return {tmp, fd};
@@ -92,28 +95,6 @@ std::pair<std::string, int> CreateTemporary(const std::string& path) {
     if (errno != EEXIST || attempt >= 100) {
       ThrowInputError(path, ": cannot create a temporary file in ", dir.string(), ": ", std::strerror(errno));
     }
-  }
-}
-
-// Writes all of `bytes`, fsyncs and closes `fd`; on failure removes `tmp` and throws.
-void WriteAndSync(const std::string& path, const std::string& tmp, int fd, const std::string& bytes) {
-  size_t done = 0;
-  while (done < bytes.size()) {
-    const ssize_t n = ::write(fd, bytes.data() + done, bytes.size() - done);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      const int err = errno;
-      ::close(fd);
-      Discard(tmp);
-      ThrowInputError(path, ": write failed: ", std::strerror(err));
-    }
-    done += static_cast<size_t>(n);
-  }
-  const bool synced = ::fsync(fd) == 0;
-  const int err = errno;
-  if (::close(fd) != 0 || !synced) {
-    Discard(tmp);
-    ThrowInputError(path, ": flushing to disk failed: ", std::strerror(synced ? errno : err));
   }
 }
 
@@ -127,6 +108,65 @@ void SyncFolder(const fs::path& dir) {
 
 }  // namespace
 
+TemporaryFile::TemporaryFile(const std::string& destination) : destination_(destination) {
+  std::tie(path_, fd_) = CreateTemporary(destination, [](const std::string& tmp) {
+    return ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+  });
+}
+
+std::optional<TemporaryFile> TemporaryFile::Link(const std::string& target, const std::string& destination) {
+  TemporaryFile f;
+  f.destination_ = destination;
+  try {
+    f.path_ = CreateTemporary(destination, [&](const std::string& tmp) { return ::link(target.c_str(), tmp.c_str()); }).first;
+  } catch (const Error&) {
+    return std::nullopt;
+  }
+  return f;
+}
+
+TemporaryFile::TemporaryFile(TemporaryFile&& other) noexcept
+    : path_(std::move(other.path_)), destination_(std::move(other.destination_)), fd_(other.fd_), size_(other.size_) {
+  other.path_.clear();
+  other.fd_ = -1;
+}
+
+TemporaryFile::~TemporaryFile() {
+  if (fd_ >= 0) ::close(fd_);
+  if (!path_.empty()) Discard(path_);
+}
+
+void TemporaryFile::Fail(const std::string& what, int err) {
+  if (fd_ >= 0) ::close(fd_);
+  fd_ = -1;
+  Discard(path_);
+  path_.clear();
+  ThrowInputError(destination_, ": ", what, ": ", std::strerror(err));
+}
+
+void TemporaryFile::Write(const void* data, size_t n) {
+  if (fd_ < 0) ThrowInputError(destination_, ": write after the file was finished or failed");
+  const char* p = static_cast<const char*>(data);
+  for (size_t done = 0; done < n;) {
+    const ssize_t k = ::write(fd_, p + done, n - done);
+    if (k < 0) {
+      if (errno == EINTR) continue;
+      Fail("write failed", errno);
+    }
+    done += static_cast<size_t>(k);
+  }
+  size_ += static_cast<int64_t>(n);
+}
+
+void TemporaryFile::Finish() {
+  if (fd_ < 0) return;
+  const bool synced = ::fsync(fd_) == 0;
+  const int err = errno;
+  const bool closed = ::close(fd_) == 0;
+  fd_ = -1;
+  if (!synced || !closed) Fail("flushing to disk failed", synced ? errno : err);
+}
+
 AtomicFileSet::~AtomicFileSet() {
   if (pending_.empty()) return;
   std::lock_guard<std::mutex> lock(Temporaries().mu);
@@ -137,9 +177,15 @@ AtomicFileSet::~AtomicFileSet() {
 }
 
 void AtomicFileSet::Add(const std::string& path, const std::string& bytes) {
-  const auto [tmp, fd] = CreateTemporary(path);
-  WriteAndSync(path, tmp, fd, bytes);
-  pending_.emplace_back(tmp, path);
+  TemporaryFile file(path);
+  file.Write(bytes.data(), bytes.size());
+  Add(std::move(file));
+}
+
+void AtomicFileSet::Add(TemporaryFile file) {
+  file.Finish();
+  pending_.emplace_back(file.path_, file.destination_);
+  file.path_.clear();  // this set removes or renames it now
 }
 
 void AtomicFileSet::Commit() {
@@ -174,6 +220,21 @@ void WriteFileAtomic(const std::string& path, const std::string& bytes) {
   AtomicFileSet file;
   file.Add(path, bytes);
   file.Commit();
+}
+
+NewFoldersOf::NewFoldersOf(const std::string& path) {
+  std::error_code ec;
+  for (fs::path dir = FolderOf(path); !dir.empty() && !fs::exists(dir, ec); dir = dir.parent_path()) {
+    folders_.push_back(dir.string());
+    if (!dir.has_parent_path() || dir.parent_path() == dir) break;
+  }
+}
+
+NewFoldersOf::~NewFoldersOf() {
+  std::error_code ec;
+  for (const std::string& dir : folders_) {
+    if (!fs::remove(dir, ec)) break;  // not empty (or already gone): its parents stay too
+  }
 }
 
 void RemoveTemporaryFilesBeforeExit() {

@@ -64,6 +64,9 @@ struct Graph {
 // subgraphs too; graph attributes become Graphs that share the model's opsets.
 // Throws an input error for duplicate tensor producers, malformed attributes or tensors.
 Graph GraphFromModel(const onnx::ModelProto& model, const std::string& model_dir, const std::string& source);
+// The same from a model the caller gives up: each initializer's data is released as soon as it is decoded,
+// so the model's weights are never held twice.
+Graph GraphFromModel(onnx::ModelProto&& model, const std::string& model_dir, const std::string& source);
 
 // Loads a .onnx file (with its external data) into a Graph.
 Graph LoadGraph(const std::string& path);

@@ -25,6 +25,17 @@ int64_t StartBudget(const onnx::ModelProto& model, const std::string& source) {
   return MaxModelBytes() - structure;
 }
 
+// Domain ("" for ai.onnx) -> version of the model's opset imports.
+std::map<std::string, int> ModelOpsets(const onnx::ModelProto& model) {
+  std::map<std::string, int> opsets;
+  for (const auto& op : model.opset_import()) {
+    const std::string d = op.domain() == "ai.onnx" ? std::string() : op.domain();
+    opsets[d] = static_cast<int>(op.version());
+  }
+  if (model.opset_import_size() == 0) opsets[""] = 1;  // IR version 1-2 models have no opset_import
+  return opsets;
+}
+
 // Every attribute type but GRAPH (GRAPHS is kept as kOther: no op ptq runs has one).
 AttributeValue ConvertPlainAttribute(const onnx::AttributeProto& a, const std::string& model_dir,
                                      const std::string& what, int64_t* budget) {
@@ -91,15 +102,19 @@ class GraphLoader {
 
   // `source` is stored in the Graph; `where` starts every load error (the file, and for a subgraph
   // the node and attribute that hold it).
-  Graph Convert(const onnx::GraphProto& gp, const std::string& source, const std::string& where, bool is_subgraph) {
+  // `owned`, when given, is `gp` itself, whose initializers' data may be released once decoded.
+  Graph Convert(const onnx::GraphProto& gp, const std::string& source, const std::string& where, bool is_subgraph,
+                onnx::GraphProto* owned = nullptr) {
     Graph g;
     g.source = source;
     g.opsets = opsets_;
     std::set<std::string> produced;
-    for (const auto& init : gp.initializer()) {
+    for (int i = 0; i < gp.initializer_size(); ++i) {
+      const onnx::TensorProto& init = gp.initializer(i);
       const std::string what = where + ": initializer '" + init.name() + "'";
       if (!produced.insert(init.name()).second) ThrowInputError(what, " is defined twice");
-      g.constants[init.name()] = TensorFromProto(init, model_dir_, what, budget_);
+      g.constants[init.name()] = TensorFromProto(init, model_dir_, what, budget_, ExternalRead::kMap);
+      if (owned) ReleaseTensorData(owned->mutable_initializer(i));
     }
     if (gp.sparse_initializer_size() > 0) ThrowInputError(where, ": sparse initializers are not supported");
     for (const auto& in : gp.input()) {
@@ -184,22 +199,22 @@ int Graph::OpsetFor(const std::string& domain) const {
 }
 
 Graph GraphFromModel(const onnx::ModelProto& model, const std::string& model_dir, const std::string& source) {
-  std::map<std::string, int> opsets;
-  for (const auto& op : model.opset_import()) {
-    const std::string d = op.domain() == "ai.onnx" ? std::string() : op.domain();
-    opsets[d] = static_cast<int>(op.version());
-  }
-  if (model.opset_import_size() == 0) opsets[""] = 1;  // IR version 1-2 models have no opset_import
   int64_t budget = StartBudget(model, source);
-  GraphLoader loader(model_dir, std::move(opsets), &budget);
+  GraphLoader loader(model_dir, ModelOpsets(model), &budget);
   return loader.Convert(model.graph(), source, source, false);
+}
+
+Graph GraphFromModel(onnx::ModelProto&& model, const std::string& model_dir, const std::string& source) {
+  int64_t budget = StartBudget(model, source);
+  GraphLoader loader(model_dir, ModelOpsets(model), &budget);
+  return loader.Convert(model.graph(), source, source, false, model.mutable_graph());
 }
 
 Graph LoadGraph(const std::string& path) {
   onnx::ModelProto model;
   LoadModelProto(path, &model);
   const std::string dir = std::filesystem::path(path).parent_path().string();
-  return GraphFromModel(model, dir.empty() ? "." : dir, path);
+  return GraphFromModel(std::move(model), dir.empty() ? "." : dir, path);
 }
 
 }  // namespace ptq

@@ -4,7 +4,6 @@
 #include <onnx/onnx_pb.h>
 #include <onnx/shape_inference/implementation.h>
 
-#include <filesystem>
 #include <map>
 #include <memory>
 #include <set>
@@ -93,24 +92,12 @@ class Cleaner {
   // Static shapes from ONNX's shape inference, on a copy without large weight data (only shapes and
   // small constants matter to inference).
   void InferStaticShapes() {
-    onnx::ModelProto skeleton = *m_;
-    for (auto& t : *skeleton.mutable_graph()->mutable_initializer()) {
-      int64_t n = 1;
-      for (int64_t d : t.dims()) n *= d;
-      if (n > 64 || t.data_location() == onnx::TensorProto::EXTERNAL) {
-        t.clear_raw_data();
-        t.clear_float_data();
-        t.clear_int32_data();
-        t.clear_int64_data();
-        t.clear_double_data();
-        t.clear_uint64_data();
-        t.clear_external_data();
-        t.set_data_location(onnx::TensorProto::DEFAULT);
-      }
-    }
+    onnx::ModelProto skeleton = CopyForShapeInference(*m_);
     try {
       onnx::ShapeInferenceOptions options{false, 0, false};
       onnx::shape_inference::InferShapes(skeleton, onnx::OpSchemaRegistry::Instance(), options);
+    } catch (const std::bad_alloc&) {
+      throw;
     } catch (const std::exception&) {
       return;  // shapes stay unknown; nothing is folded from them
     }
@@ -326,14 +313,6 @@ CleanupReport CleanUpModel(onnx::ModelProto* model, const std::string& model_dir
     DropUnread(model, read_before);
   }
   return r;
-}
-
-Graph LoadCleanGraph(const std::string& path) {
-  onnx::ModelProto model;
-  LoadModelProto(path, &model);
-  const std::string dir = std::filesystem::path(path).parent_path().string();
-  CleanUpModel(&model, dir.empty() ? "." : dir);
-  return GraphFromModel(model, dir.empty() ? "." : dir, path);
 }
 
 }  // namespace ptq

@@ -24,7 +24,4 @@ struct CleanupReport {
 // their producers. `model_dir` resolves external data of the constants read.
 CleanupReport CleanUpModel(onnx::ModelProto* model, const std::string& model_dir);
 
-// LoadGraph after CleanUpModel: the graph calibration runs.
-Graph LoadCleanGraph(const std::string& path);
-
 }  // namespace ptq

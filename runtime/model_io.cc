@@ -3,11 +3,21 @@
 
 #include <google/protobuf/descriptor.h>
 #include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/util/field_mask_util.h>
 #include <google/protobuf/wire_format_lite.h>
+#include <google/protobuf/io/zero_copy_stream_impl.h>
 #include <google/protobuf/io/zero_copy_stream_impl_lite.h>
 #include <onnx/onnx_pb.h>
+#include <fcntl.h>
+#include <unistd.h>
 
+#include <algorithm>
+#include <cerrno>
+#include <exception>
+#include <cstring>
 #include <filesystem>
+#include <functional>
+#include <memory>
 
 #include "runtime/error.h"
 #include "runtime/file_util.h"
@@ -17,7 +27,7 @@ namespace ptq {
 
 namespace {
 
-constexpr int64_t kProtobufLimit = (int64_t{2} << 30) - 1;
+constexpr int64_t kProtobufLimit = kProtobufLimitBytes;
 constexpr int kRecursionLimit = 100;
 
 // Costs of parsed protobuf objects (64-bit libprotobuf): a message's fixed part and repeated-field
@@ -106,6 +116,37 @@ int64_t EstimateMessage(google::protobuf::io::CodedInputStream* in, const google
   return in->ConsumedEntireMessage() ? total : -1;
 }
 
+// The parsed-size estimate and the parse of one ModelProto from streams made by `open` (called twice:
+// each pass reads the bytes from the start). `size` is the number of bytes.
+void ParseModelStream(const std::function<std::unique_ptr<google::protobuf::io::ZeroCopyInputStream>()>& open,
+                      int64_t size, const std::string& source, onnx::ModelProto* model) {
+  if (size > kProtobufLimit) {
+    ThrowInputError(source, ": ", size, " bytes is over protobuf's 2 GiB limit (keep weights in external data)");
+  }
+  int64_t need;
+  {
+    const auto raw = open();
+    google::protobuf::io::CodedInputStream in(raw.get());
+    in.SetTotalBytesLimit(static_cast<int>(kProtobufLimit));
+    need = EstimateMessage(&in, onnx::ModelProto::descriptor(), 0);
+  }
+  if (need < 0) {
+    ThrowInputError(source, ": not a valid ONNX model (the protobuf could not be parsed; is the file truncated?)");
+  }
+  if (need > MaxModelBytes()) {
+    ThrowInputError(source, ": the model would need about ", need, " bytes of memory once parsed, more than the memory limit of ",
+                    MaxModelBytes(), " bytes");
+  }
+  const auto raw = open();
+  google::protobuf::io::CodedInputStream coded(raw.get());
+  coded.SetTotalBytesLimit(static_cast<int>(kProtobufLimit));
+  coded.SetRecursionLimit(kRecursionLimit);
+  if (!model->ParseFromCodedStream(&coded) || !coded.ConsumedEntireMessage()) {
+    ThrowInputError(source, ": not a valid ONNX model (the protobuf could not be parsed; is the file truncated?)");
+  }
+  if (!model->has_graph()) ThrowInputError(source, ": the ONNX model has no graph (is the file truncated?)");
+}
+
 }  // namespace
 
 int64_t EstimateParsedBytes(const std::string& bytes, const google::protobuf::Descriptor* descriptor) {
@@ -115,29 +156,25 @@ int64_t EstimateParsedBytes(const std::string& bytes, const google::protobuf::De
 }
 
 void ParseModelProto(const std::string& bytes, const std::string& source, onnx::ModelProto* model) {
-  if (static_cast<int64_t>(bytes.size()) > kProtobufLimit) {
-    ThrowInputError(source, ": ", bytes.size(), " bytes is over protobuf's 2 GiB limit (keep weights in external data)");
-  }
-  const int64_t need = EstimateParsedBytes(bytes, onnx::ModelProto::descriptor());
-  if (need < 0) {
-    ThrowInputError(source, ": not a valid ONNX model (the protobuf could not be parsed; is the file truncated?)");
-  }
-  if (need > MaxModelBytes()) {
-    ThrowInputError(source, ": the model would need about ", need, " bytes of memory once parsed, more than the memory limit of ",
-                    MaxModelBytes(), " bytes");
-  }
-  google::protobuf::io::ArrayInputStream raw(bytes.data(), static_cast<int>(bytes.size()));
-  google::protobuf::io::CodedInputStream coded(&raw);
-  coded.SetTotalBytesLimit(static_cast<int>(kProtobufLimit));
-  coded.SetRecursionLimit(kRecursionLimit);
-  if (!model->ParseFromCodedStream(&coded) || !coded.ConsumedEntireMessage()) {
-    ThrowInputError(source, ": not a valid ONNX model (the protobuf could not be parsed; is the file truncated?)");
-  }
-  if (!model->has_graph()) ThrowInputError(source, ": the ONNX model has no graph (is the file truncated?)");
+  const auto open = [&] {
+    return std::make_unique<google::protobuf::io::ArrayInputStream>(bytes.data(), static_cast<int>(std::min<size_t>(bytes.size(), kProtobufLimit)));
+  };
+  ParseModelStream(open, static_cast<int64_t>(bytes.size()), source, model);
 }
 
 void LoadModelProto(const std::string& path, onnx::ModelProto* model) {
-  ParseModelProto(ReadFileToString(path, kProtobufLimit), path, model);
+  const int64_t size = FileSize(path);
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) ThrowInputError(path, ": cannot open for reading: ", std::strerror(errno));
+  struct Close {
+    int fd;
+    ~Close() { ::close(fd); }
+  } closer{fd};
+  const auto open = [&] {
+    if (::lseek(fd, 0, SEEK_SET) != 0) ThrowInputError(path, ": cannot seek: ", std::strerror(errno));
+    return std::make_unique<google::protobuf::io::FileInputStream>(fd, 1 << 20);
+  };
+  ParseModelStream(open, size, path, model);
 }
 
 void SaveModelProto(const onnx::ModelProto& model, const std::string& path, const std::string& never_overwrite) {
@@ -148,7 +185,84 @@ void SaveModelProto(const onnx::ModelProto& model, const std::string& path, cons
       ThrowUsageError("refusing to overwrite the input model ", never_overwrite, " with the output ", path);
     }
   }
-  WriteFileAtomic(path, SerializeModelProto(model, path));
+  TemporaryFile file(path);
+  SerializeModelTo(model, &file);
+  AtomicFileSet files;
+  files.Add(std::move(file));
+  files.Commit();
+}
+
+namespace {
+
+// protobuf's output into a TemporaryFile; a failed write is kept for the caller (exceptions do not cross
+// protobuf's code).
+class TemporaryFileOutput final : public google::protobuf::io::CopyingOutputStream {
+ public:
+  explicit TemporaryFileOutput(TemporaryFile* file) : file_(file) {}
+  bool Write(const void* buffer, int size) override {
+    if (error_) return false;
+    try {
+      file_->Write(buffer, static_cast<size_t>(size));
+      return true;
+    } catch (const Error&) {
+      error_ = std::current_exception();
+      return false;
+    }
+  }
+  std::exception_ptr error() const { return error_; }
+
+ private:
+  TemporaryFile* file_;
+  std::exception_ptr error_;
+};
+
+}  // namespace
+
+void SerializeModelTo(const onnx::ModelProto& model, TemporaryFile* file) {
+  TemporaryFileOutput sink(file);
+  bool ok;
+  {
+    google::protobuf::io::CopyingOutputStreamAdaptor out(&sink, 1 << 20);
+    google::protobuf::io::CodedOutputStream coded(&out);
+    coded.SetSerializationDeterministic(true);
+    ok = model.SerializeToCodedStream(&coded);
+    coded.Trim();
+    ok = ok && !coded.HadError() && out.Flush();
+  }
+  if (sink.error()) std::rethrow_exception(sink.error());
+  if (!ok) ThrowInputError(file->destination(), ": the model could not be serialized (protobuf limits a model to 2 GiB)");
+}
+
+onnx::ModelProto CopyWithoutInitializers(const onnx::ModelProto& model) {
+  google::protobuf::FieldMask fields;  // every field but graph.initializer
+  for (const auto* d : {onnx::ModelProto::descriptor(), onnx::GraphProto::descriptor()}) {
+    const std::string prefix = d == onnx::GraphProto::descriptor() ? "graph." : "";
+    for (int i = 0; i < d->field_count(); ++i) {
+      const std::string& name = d->field(i)->name();
+      if (name != "graph" && name != "initializer") fields.add_paths(prefix + name);
+    }
+  }
+  onnx::ModelProto copy;
+  google::protobuf::util::FieldMaskUtil::MergeMessageTo(model, fields, {}, &copy);
+  if (model.has_graph()) copy.mutable_graph();  // a graph with no field set but initializers stays a graph
+  return copy;
+}
+
+onnx::ModelProto CopyForShapeInference(const onnx::ModelProto& model, int64_t max_elements) {
+  onnx::ModelProto copy = CopyWithoutInitializers(model);
+  for (const onnx::TensorProto& t : model.graph().initializer()) {
+    int64_t n = 1;
+    for (int64_t d : t.dims()) n *= d;
+    onnx::TensorProto* c = copy.mutable_graph()->add_initializer();
+    if (n <= max_elements && t.data_location() != onnx::TensorProto::EXTERNAL) {
+      *c = t;
+      continue;
+    }
+    c->set_name(t.name());
+    c->set_data_type(t.data_type());
+    *c->mutable_dims() = t.dims();
+  }
+  return copy;
 }
 
 std::string SerializeModelProto(const onnx::ModelProto& model, const std::string& where) {

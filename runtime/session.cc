@@ -6,6 +6,8 @@
 #include <set>
 
 #include "runtime/graph_index.h"
+#include "runtime/mapped_file.h"
+#include "runtime/memory_usage.h"
 #include "runtime/op_registry.h"
 
 namespace ptq {
@@ -196,6 +198,11 @@ Session::Session(std::shared_ptr<const Graph> graph, const SessionOptions& optio
     } catch (const Error& e) {
       throw Error(e.kind(), StrCat(g.source, ": node '", n.name, "' (", n.op_type, "): ", e.what()));
     }
+    // A kernel that packs a constant (int8 weights) has read it once, here, and no longer needs it: the
+    // resident pages of mapped constants go back to the page cache at once (read again if needed).
+    for (const Tensor* c : init.const_inputs) {
+      if (c) DropResidentPages(c->buffer());
+    }
     steps_.push_back(std::move(step));
   }
   std::vector<bool> keep(static_cast<size_t>(num_slots_), false);
@@ -267,7 +274,7 @@ std::vector<Tensor> Session::Execute(std::vector<Tensor>& slots, const Observer&
     } catch (const Error& e) {
       throw Error(e.kind(), StrCat(g.source, ": node '", n.name, "' (", n.op_type, "): ", e.what()));
     } catch (const std::bad_alloc&) {
-      ThrowInputError(g.source, ": node '", n.name, "' (", n.op_type, "): out of memory");
+      ThrowOutOfMemory(StrCat("running ", g.source, ": node '", n.name, "' (", n.op_type, ")"));
     }
     for (size_t o = 0; o < step.output_slots.size(); ++o) {
       const int s = step.output_slots[o];

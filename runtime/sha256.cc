@@ -1,7 +1,13 @@
 // SHA-256 as specified in FIPS 180-4.
 #include "runtime/sha256.h"
 
-#include <array>
+#include <algorithm>
+#include <cstring>
+#include <fstream>
+#include <vector>
+
+#include "runtime/error.h"
+#include "runtime/file_util.h"
 
 namespace ptq {
 
@@ -47,27 +53,61 @@ void Compress(std::array<uint32_t, 8>& h, const unsigned char* block) {
 
 }  // namespace
 
-std::string Sha256Hex(const std::string& bytes) {
-  std::array<uint32_t, 8> h = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
-  const auto* p = reinterpret_cast<const unsigned char*>(bytes.data());
-  const size_t n = bytes.size();
-  size_t i = 0;
-  for (; i + 64 <= n; i += 64) Compress(h, p + i);
+Sha256::Sha256() : h_{0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19} {}
+
+void Sha256::Update(const void* data, size_t n) {
+  const auto* p = static_cast<const unsigned char*>(data);
+  total_ += n;
+  if (buffered_ > 0) {
+    const size_t take = std::min(n, sizeof block_ - buffered_);
+    std::memcpy(block_ + buffered_, p, take);
+    buffered_ += take;
+    p += take;
+    n -= take;
+    if (buffered_ < sizeof block_) return;
+    Compress(h_, block_);
+    buffered_ = 0;
+  }
+  for (; n >= 64; p += 64, n -= 64) Compress(h_, p);
+  std::memcpy(block_, p, n);
+  buffered_ = n;
+}
+
+std::string Sha256::HexDigest() {
   unsigned char tail[128] = {};
-  const size_t rest = n - i;
-  for (size_t j = 0; j < rest; ++j) tail[j] = p[i + j];
-  tail[rest] = 0x80;
-  const size_t tail_len = rest + 1 + 8 <= 64 ? 64 : 128;
-  const uint64_t bits = static_cast<uint64_t>(n) * 8;
+  std::memcpy(tail, block_, buffered_);
+  tail[buffered_] = 0x80;
+  const size_t tail_len = buffered_ + 1 + 8 <= 64 ? 64 : 128;
+  const uint64_t bits = total_ * 8;
   for (int j = 0; j < 8; ++j) tail[tail_len - 1 - static_cast<size_t>(j)] = static_cast<unsigned char>(bits >> (8 * j));
-  Compress(h, tail);
-  if (tail_len == 128) Compress(h, tail + 64);
+  Compress(h_, tail);
+  if (tail_len == 128) Compress(h_, tail + 64);
   static const char* kHex = "0123456789abcdef";
   std::string out;
-  for (uint32_t v : h) {
+  for (uint32_t v : h_) {
     for (int s = 28; s >= 0; s -= 4) out += kHex[(v >> s) & 0xf];
   }
   return out;
+}
+
+std::string Sha256Hex(const std::string& bytes) {
+  Sha256 h;
+  h.Update(bytes.data(), bytes.size());
+  return h.HexDigest();
+}
+
+std::string Sha256FileHex(const std::string& path) {
+  FileSize(path);  // a regular file, or an input error naming it
+  std::ifstream in(path, std::ios::binary);
+  if (!in) ThrowInputError(path, ": cannot open for reading");
+  Sha256 h;
+  std::vector<char> buffer(size_t{1} << 20);
+  while (in) {
+    in.read(buffer.data(), static_cast<std::streamsize>(buffer.size()));
+    h.Update(buffer.data(), static_cast<size_t>(in.gcount()));
+  }
+  if (in.bad()) ThrowInputError(path, ": read failed");
+  return h.HexDigest();
 }
 
 }  // namespace ptq

@@ -10,6 +10,7 @@
 
 #include "runtime/buffer_pool.h"
 #include "runtime/float16.h"
+#include "runtime/memory_usage.h"
 
 namespace ptq {
 
@@ -57,24 +58,44 @@ Tensor::Tensor(DataType dtype, Shape shape) : Tensor(dtype, std::move(shape), tr
 
 Tensor Tensor::Uninitialized(DataType dtype, Shape shape) { return Tensor(dtype, std::move(shape), false); }
 
-Tensor::Tensor(DataType dtype, Shape shape, bool zero_fill) : dtype_(dtype), shape_(std::move(shape)) {
+namespace {
+
+// Element count of `shape`, held to MaxTensorBytes().
+int64_t CheckedSize(DataType dtype, const Shape& shape) {
   const size_t esize = ElementSize(dtype);
   if (esize == 0) ThrowInputError("tensors of type ", DataTypeName(dtype), " are not supported");
-  size_ = ShapeSize(shape_);
-  if (size_ > MaxTensorBytes() / static_cast<int64_t>(esize)) {
-    ThrowInputError("tensor of type ", DataTypeName(dtype), " and shape ", ShapeToString(shape_),
+  const int64_t size = ShapeSize(shape);
+  if (size > MaxTensorBytes() / static_cast<int64_t>(esize)) {
+    ThrowInputError("tensor of type ", DataTypeName(dtype), " and shape ", ShapeToString(shape),
                     " would need more than the memory limit of ", MaxTensorBytes(), " bytes");
   }
+  return size;
+}
+
+}  // namespace
+
+Tensor::Tensor(DataType dtype, Shape shape, bool zero_fill) : dtype_(dtype), shape_(std::move(shape)) {
+  size_ = CheckedSize(dtype, shape_);
+  const size_t esize = ElementSize(dtype);
   // Round up to 64 bytes so vector kernels may read whole registers past the end.
   const size_t bytes = (static_cast<size_t>(size_) * esize + 63) / 64 * 64 + 64;
   void* p = AcquireBuffer(bytes);
-  if (!p) ThrowInputError("out of memory allocating ", bytes, " bytes for shape ", ShapeToString(shape_));
+  if (!p) ThrowOutOfMemory(StrCat("allocating ", bytes, " bytes for shape ", ShapeToString(shape_)));
   if (zero_fill) {
     std::memset(p, 0, bytes);
   } else {  // the padding past the end stays defined, for vector kernels that read it
     std::memset(static_cast<char*>(p) + bytes - 64, 0, 64);
   }
   data_ = std::shared_ptr<void>(p, [bytes](void* q) { ReleaseBuffer(q, bytes); });
+}
+
+Tensor Tensor::FromBuffer(DataType dtype, Shape shape, std::shared_ptr<void> buffer) {
+  Tensor t;
+  t.size_ = CheckedSize(dtype, shape);
+  t.dtype_ = dtype;
+  t.shape_ = std::move(shape);
+  t.data_ = std::move(buffer);
+  return t;
 }
 
 Tensor Tensor::Reshaped(Shape shape) const {

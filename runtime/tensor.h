@@ -1,4 +1,4 @@
-// An n-dimensional array: element type, shape, and a shared, 64-byte-aligned buffer.
+// An n-dimensional array: element type, shape, and a shared buffer (64-byte aligned when allocated here).
 #pragma once
 
 #include <cstdint>
@@ -41,6 +41,10 @@ class Tensor {
 
   // A tensor with the given shape sharing this tensor's buffer. REQUIRES: same element count.
   Tensor Reshaped(Shape shape) const;
+  // A tensor over a buffer the caller provides (a read-only file mapping: runtime/mapped_file.h), which
+  // must hold the elements and 64 readable bytes past them. Its size is held to MaxTensorBytes().
+  static Tensor FromBuffer(DataType dtype, Shape shape, std::shared_ptr<void> buffer);
+  const std::shared_ptr<void>& buffer() const { return data_; }
 
  private:
   Tensor(DataType dtype, Shape shape, bool zero_fill);

@@ -10,13 +10,39 @@
 #include <limits>
 
 #include "runtime/file_util.h"
+#include "runtime/mapped_file.h"
 #include "runtime/model_io.h"
 
 namespace ptq {
 
-namespace {
-
 namespace fs = std::filesystem;
+
+std::string ResolveExternalDataPath(const std::string& base_dir, const std::string& location, const std::string& what) {
+  if (base_dir.empty()) ThrowInputError(what, ": external data is not allowed here (location '", location, "')");
+  const fs::path loc(location);
+  if (location.empty()) ThrowInputError(what, ": external data has no location");
+  if (location.find('\0') != std::string::npos) ThrowInputError(what, ": external data location contains a NUL byte");
+  if (loc.is_absolute() || loc.has_root_name() || loc.has_root_directory()) {
+    ThrowInputError(what, ": external data location '", location, "' is an absolute path; it must be a relative path inside the model's folder");
+  }
+  for (const fs::path& part : loc) {
+    if (part == "..") ThrowInputError(what, ": external data location '", location, "' has a '..' component (it must stay inside the model's folder)");
+  }
+  std::error_code ec;
+  const fs::path base = fs::canonical(fs::path(base_dir), ec);
+  if (ec) ThrowInputError(what, ": cannot resolve the model's folder '", base_dir, "' for external data '", location, "': ", ec.message());
+  const fs::path full = fs::weakly_canonical(base / loc, ec);
+  if (ec) ThrowInputError(what, ": cannot resolve external data location '", location, "': ", ec.message());
+  // A symbolic link (the file itself or a folder on the way) may still lead out.
+  const fs::path rel = full.lexically_relative(base);
+  if (rel.empty() || rel == "." || *rel.begin() == "..") {
+    ThrowInputError(what, ": external data location '", location, "' resolves to ", full.string(),
+                    ", outside the model's folder ", base.string());
+  }
+  return full.string();
+}
+
+namespace {
 
 // Bytes of the serialized form: int4/uint4 pack two elements per byte. Throws when int64 cannot count them.
 int64_t SerializedBytes(DataType t, int64_t n, const std::string& what) {
@@ -59,33 +85,6 @@ Tensor Allocate(DataType dtype, const Shape& shape, int64_t* budget, const std::
   return Tensor(dtype, shape);
 }
 
-// The rule for external data: a relative location whose canonical path (symbolic links resolved) lies
-// strictly inside the canonical model folder.
-std::string ResolveExternalPath(const std::string& base_dir, const std::string& location, const std::string& what) {
-  if (base_dir.empty()) ThrowInputError(what, ": external data is not allowed here (location '", location, "')");
-  const fs::path loc(location);
-  if (location.empty()) ThrowInputError(what, ": external data has no location");
-  if (location.find('\0') != std::string::npos) ThrowInputError(what, ": external data location contains a NUL byte");
-  if (loc.is_absolute() || loc.has_root_name() || loc.has_root_directory()) {
-    ThrowInputError(what, ": external data location '", location, "' is an absolute path; it must be a relative path inside the model's folder");
-  }
-  for (const fs::path& part : loc) {
-    if (part == "..") ThrowInputError(what, ": external data location '", location, "' has a '..' component (it must stay inside the model's folder)");
-  }
-  std::error_code ec;
-  const fs::path base = fs::canonical(fs::path(base_dir), ec);
-  if (ec) ThrowInputError(what, ": cannot resolve the model's folder '", base_dir, "' for external data '", location, "': ", ec.message());
-  const fs::path full = fs::weakly_canonical(base / loc, ec);
-  if (ec) ThrowInputError(what, ": cannot resolve external data location '", location, "': ", ec.message());
-  // A symbolic link (the file itself or a folder on the way) may still lead out.
-  const fs::path rel = full.lexically_relative(base);
-  if (rel.empty() || rel == "." || *rel.begin() == "..") {
-    ThrowInputError(what, ": external data location '", location, "' resolves to ", full.string(),
-                    ", outside the model's folder ", base.string());
-  }
-  return full.string();
-}
-
 // A non-negative decimal integer of at most 18 digits (external data offset and length).
 int64_t ParseExternalNumber(const std::string& key, const std::string& value, const std::string& what) {
   if (value.empty() || value.size() > 18 || value.find_first_not_of("0123456789") != std::string::npos) {
@@ -95,7 +94,7 @@ int64_t ParseExternalNumber(const std::string& key, const std::string& value, co
 }
 
 Tensor ReadExternal(const onnx::TensorProto& p, DataType dtype, const Shape& shape, const std::string& base_dir,
-                    const std::string& what, int64_t* budget) {
+                    const std::string& what, int64_t* budget, ExternalRead read) {
   std::string location;
   int64_t offset = 0, length = -1;
   for (const auto& kv : p.external_data()) {
@@ -103,7 +102,7 @@ Tensor ReadExternal(const onnx::TensorProto& p, DataType dtype, const Shape& sha
     else if (kv.key() == "offset") offset = ParseExternalNumber(kv.key(), kv.value(), what);
     else if (kv.key() == "length") length = ParseExternalNumber(kv.key(), kv.value(), what);
   }
-  const std::string path = ResolveExternalPath(base_dir, location, what);
+  const std::string path = ResolveExternalDataPath(base_dir, location, what);
   const int64_t n = ShapeSize(shape);
   const int64_t need = SerializedBytes(dtype, n, what);
   if (length >= 0 && length != need) {
@@ -115,8 +114,14 @@ Tensor ReadExternal(const onnx::TensorProto& p, DataType dtype, const Shape& sha
     ThrowInputError(what, ": external data file '", location, "' has ", file_size, " bytes; need ", need,
                     " at offset ", offset);
   }
-  Tensor t = Allocate(dtype, shape, budget, what);
   const bool packed = dtype == DataType::kInt4 || dtype == DataType::kUint4;
+  // Mapped, not copied (and not charged to the budget: the bytes are the file's, in the page cache),
+  // where the elements are aligned and the vector kernels' over-read stays inside the file's pages.
+  if (read == ExternalRead::kMap && !packed && need > 0 && offset % static_cast<int64_t>(ElementSize(dtype)) == 0 &&
+      CanMapWithOverread(offset, need, file_size)) {
+    return Tensor::FromBuffer(dtype, shape, MapFileRange(path, offset, need));
+  }
+  Tensor t = Allocate(dtype, shape, budget, what);
   std::string packed_bytes(packed ? static_cast<size_t>(need) : 0, '\0');
   char* dst = packed ? packed_bytes.data() : static_cast<char*>(t.raw());
   std::ifstream in(path, std::ios::binary);
@@ -134,13 +139,14 @@ void CheckCount(const Field& field, int64_t expected, const std::string& what, c
   }
 }
 
-Tensor Decode(const onnx::TensorProto& p, const std::string& base_dir, const std::string& what, int64_t* budget) {
+Tensor Decode(const onnx::TensorProto& p, const std::string& base_dir, const std::string& what, int64_t* budget,
+              ExternalRead read) {
   const auto dtype = static_cast<DataType>(p.data_type());
   if (!IsSupportedDataType(dtype)) ThrowInputError(what, ": element type ", DataTypeName(dtype), " is not supported");
   Shape shape(p.dims().begin(), p.dims().end());
   const int64_t n = ShapeSize(shape);
   if (p.has_data_location() && p.data_location() == onnx::TensorProto::EXTERNAL) {
-    return ReadExternal(p, dtype, shape, base_dir, what, budget);
+    return ReadExternal(p, dtype, shape, base_dir, what, budget, read);
   }
   if (p.has_raw_data()) {
     const int64_t need = SerializedBytes(dtype, n, what);
@@ -210,9 +216,10 @@ Tensor Decode(const onnx::TensorProto& p, const std::string& base_dir, const std
 
 }  // namespace
 
-Tensor TensorFromProto(const onnx::TensorProto& p, const std::string& base_dir, const std::string& what, int64_t* budget) {
+Tensor TensorFromProto(const onnx::TensorProto& p, const std::string& base_dir, const std::string& what, int64_t* budget,
+                       ExternalRead read) {
   try {
-    return Decode(p, base_dir, what, budget);
+    return Decode(p, base_dir, what, budget, read);
   } catch (const Error& e) {  // errors of ShapeSize and the Tensor constructor do not name the tensor yet
     const std::string message = e.what();
     if (message.compare(0, what.size(), what) == 0) throw;
@@ -220,11 +227,25 @@ Tensor TensorFromProto(const onnx::TensorProto& p, const std::string& base_dir, 
   }
 }
 
-void TensorToProto(const Tensor& t, const std::string& name, onnx::TensorProto* p) {
+void ReleaseTensorData(onnx::TensorProto* p) {
+  std::string().swap(*p->mutable_raw_data());  // swapped out: clear() would keep the capacity
+  p->clear_raw_data();
+  google::protobuf::RepeatedField<float>().Swap(p->mutable_float_data());
+  google::protobuf::RepeatedField<double>().Swap(p->mutable_double_data());
+  google::protobuf::RepeatedField<int32_t>().Swap(p->mutable_int32_data());
+  google::protobuf::RepeatedField<int64_t>().Swap(p->mutable_int64_data());
+  google::protobuf::RepeatedField<uint64_t>().Swap(p->mutable_uint64_data());
+}
+
+void SetTensorProtoHeader(const Tensor& t, const std::string& name, onnx::TensorProto* p) {
   p->Clear();
   p->set_name(name);
   p->set_data_type(static_cast<int32_t>(t.dtype()));
   for (int64_t d : t.shape()) p->add_dims(d);
+}
+
+void TensorToProto(const Tensor& t, const std::string& name, onnx::TensorProto* p) {
+  SetTensorProtoHeader(t, name, p);
   if (t.dtype() == DataType::kInt4 || t.dtype() == DataType::kUint4) {
     std::string bytes(static_cast<size_t>((t.size() + 1) / 2), '\0');
     const auto* in = static_cast<const uint8_t*>(t.raw());

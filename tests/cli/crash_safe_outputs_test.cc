@@ -28,6 +28,7 @@
 #include "runtime/file_util.h"
 #include "runtime/model_io.h"
 #include "runtime/npy.h"
+#include "runtime/sha256.h"
 #include "tests/cli/cli_test_util.h"
 
 namespace ptq {
@@ -42,6 +43,7 @@ using testing::TempDir;
 const std::string kVit = std::string(PTQ_SOURCE_DIR) + "/tests/data/digits_vit/";
 const std::vector<std::string> kOutputs = {"vit.int8.onnx", "vit.int8.calib.json", "vit.int8.report.json",
                                            "vit.int8.report.html"};
+const std::string kModel = "vit.int8.onnx";
 
 // When to signal ptq: `delay` after the event.
 struct Trigger {
@@ -178,15 +180,24 @@ bool Complete(const fs::path& p) {
     }
   }
   if (ext == ".json") return nlohmann::json::accept(bytes);
+  if (ext == ".data") {  // "<stem>.<16 hex digits of its SHA-256>.data"
+    const std::string stem = p.stem().string();
+    return Sha256Hex(bytes).substr(0, 16) == stem.substr(stem.rfind('.') + 1);
+  }
   const size_t end = bytes.find_last_not_of(" \n");
   return end != std::string::npos && bytes.compare(0, 9, "<!DOCTYPE") == 0 && end >= 6 &&
          bytes.compare(end - 6, 7, "</html>") == 0;
 }
 
 // Runs `ptq quantize` on the digits ViT with 16 samples, outputs in out/; the first run makes the
-// reference outputs (ptq's outputs are deterministic for a fixed thread count).
+// reference outputs (ptq's outputs are deterministic for a fixed thread count). With `external`, the
+// model's tensors go to a data file beside it, one more output: it is renamed into place before the
+// model, so a model is never there without its data, and it has no previous version (its name is its
+// content's hash).
 class CrashSafeOutputs : public ::testing::Test {
  protected:
+  virtual bool external() const { return false; }
+
   void SetUp() override {
     const fs::path data = tmp_.path() / "data";
     fs::create_directories(data);
@@ -198,6 +209,7 @@ class CrashSafeOutputs : public ::testing::Test {
     WriteNpy((data / "pixel_values.npy").string(), some);
     const nlohmann::json c = {{"model", kVit + "digits_vit_opset13.onnx"},
                               {"output", (out() / "vit.int8.onnx").string()},
+                              {"output_external_data", external() ? "always" : "auto"},
                               {"calibration", {{"data", data.string()}, {"batch_size", 16}, {"method", "percentile"}}}};
     std::ofstream(tmp_.path() / "c.json") << c.dump(1);
     args_ = {"quantize", "--config", (tmp_.path() / "c.json").string(), "--threads", "2"};
@@ -207,7 +219,13 @@ class CrashSafeOutputs : public ::testing::Test {
         RunAndSignal(args_, out(), {Trigger::kStart, 0, milliseconds(1000000), SIGKILL, false}, milliseconds(0));
     run_time_ = std::chrono::duration_cast<milliseconds>(Clock::now() - t0);
     ASSERT_TRUE(WIFEXITED(o.status) && WEXITSTATUS(o.status) == 0) << o.log;
-    for (const auto& f : kOutputs) {
+    outputs_ = kOutputs;
+    for (const auto& e : fs::directory_iterator(out())) {
+      if (e.path().extension() == ".data") data_file_ = e.path().filename().string();
+    }
+    ASSERT_EQ(data_file_.empty(), !external());
+    if (external()) outputs_.push_back(data_file_);
+    for (const auto& f : outputs_) {
       ASSERT_TRUE(Complete(out() / f)) << f;
       new_[f] = ReadText(out() / f);
     }
@@ -242,15 +260,16 @@ class CrashSafeOutputs : public ::testing::Test {
     const bool finished = WIFEXITED(o.status) && WEXITSTATUS(o.status) == 0;
     const bool interrupted = WIFEXITED(o.status) && WEXITSTATUS(o.status) == 130;
     EXPECT_TRUE(t.signo == SIGKILL ? killed || finished : interrupted || finished) << o.status << "\n" << o.log;
-    for (const auto& f : kOutputs) {
+    for (const auto& f : outputs_) {
       const fs::path p = out() / f;
       if (!fs::exists(p)) {
-        EXPECT_FALSE(t.previous) << f << ": the previous file was removed";
+        EXPECT_FALSE(t.previous && f != data_file_) << f << ": the previous file was removed";
         ++o.missing;
         continue;
       }
       const std::string bytes = ReadText(p);
-      if (t.previous && bytes == previous_[f]) {
+      const auto previous = previous_.find(f);  // the data file has none
+      if (t.previous && previous != previous_.end() && bytes == previous->second) {
         ++o.previous_files;
       } else if (bytes == new_[f]) {
         ++o.new_files;
@@ -261,15 +280,19 @@ class CrashSafeOutputs : public ::testing::Test {
       }
       EXPECT_TRUE(Complete(p)) << f;
     }
+    const int all = static_cast<int>(outputs_.size());
     if (finished) {
-      EXPECT_EQ(o.new_files, 4);
+      EXPECT_EQ(o.new_files, all);
     }
     if (t.signo == SIGINT) {  // an interrupt waits for a commit in progress: all previous or all new
-      EXPECT_TRUE(o.new_files == 0 || o.new_files == 4) << o.new_files << " new";
+      EXPECT_TRUE(o.new_files == 0 || o.new_files == all) << o.new_files << " new";
+    }
+    if (external() && fs::exists(out() / kModel) && ReadText(out() / kModel) == new_[kModel]) {
+      EXPECT_TRUE(fs::exists(out() / data_file_)) << "the new model is there without its data file";
     }
     for (const auto& e : fs::directory_iterator(out())) {
       const std::string name = e.path().filename().string();
-      if (std::find(kOutputs.begin(), kOutputs.end(), name) != kOutputs.end()) continue;
+      if (std::find(outputs_.begin(), outputs_.end(), name) != outputs_.end()) continue;
       EXPECT_TRUE(name[0] == '.' && name.find(kTemporaryFileMarker) != std::string::npos) << "unexpected file " << name;
       EXPECT_TRUE(killed) << "temporary file left behind: " << name;
       ++o.temporaries;
@@ -280,7 +303,14 @@ class CrashSafeOutputs : public ::testing::Test {
   TempDir tmp_;
   std::vector<std::string> args_;
   milliseconds run_time_{0};
+  std::vector<std::string> outputs_;  // kOutputs and the data file
+  std::string data_file_;             // with external(): its name, made of its hash
   std::map<std::string, std::string> new_, previous_;
+};
+
+class CrashSafeExternalOutputs : public CrashSafeOutputs {
+ protected:
+  bool external() const override { return true; }
 };
 
 TEST_F(CrashSafeOutputs, SigkillAtAnyPointLeavesNothingOrACompleteFile) {
@@ -317,6 +347,22 @@ TEST_F(CrashSafeOutputs, SigintExits130AndRemovesItsTemporaryFiles) {
     const bool interrupted = WIFEXITED(o.status) && WEXITSTATUS(o.status) == 130;
     EXPECT_TRUE(interrupted) << t.Describe() << "\n" << o.log;
     EXPECT_NE(o.log.find("ptq: interrupted (SIGINT)"), std::string::npos) << o.log;
+  }
+}
+
+// The model with its data file: killed at each rename (table, data file, model, reports), at temporary
+// files (the data file's is made during the rewrite) and at stage lines; interrupted at stage lines and
+// renames.
+TEST_F(CrashSafeExternalOutputs, TheDataFileIsCompleteAndInPlaceBeforeTheModel) {
+  std::vector<Trigger> runs;
+  for (int n = 1; n <= 5; ++n) runs.push_back({Trigger::kRenamed, n, milliseconds(0), SIGKILL, n % 2 == 0});
+  for (int n = 1; n <= 3; ++n) runs.push_back({Trigger::kTemporaryCreated, n, milliseconds(0), SIGKILL, n % 2 == 1});
+  for (int n = 2; n <= 4; ++n) runs.push_back({Trigger::kStageLine, n, milliseconds(0), SIGKILL, true});
+  for (int n = 3; n <= 4; ++n) runs.push_back({Trigger::kStageLine, n, milliseconds(0), SIGINT, n == 3});
+  for (int n = 1; n <= 2; ++n) runs.push_back({Trigger::kRenamed, n, milliseconds(0), SIGINT, true});
+  for (const Trigger& t : runs) {
+    const Outcome o = Check(t);
+    EXPECT_TRUE(WIFSIGNALED(o.status) || (WIFEXITED(o.status) && WEXITSTATUS(o.status) == 130)) << t.Describe() << "\n" << o.log;
   }
 }
 

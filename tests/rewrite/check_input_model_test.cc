@@ -29,7 +29,7 @@ void SetInts(onnx::NodeProto* n, const std::string& name, std::initializer_list<
 // The message of the input error CheckInputModel throws, or "" (and a test failure) when it does not.
 std::string InputError(const onnx::ModelProto& m, const QuantTable& table = {}) {
   try {
-    CheckInputModel(m, table);
+    CheckInputModel(m, ".", table);
   } catch (const Error& e) {
     EXPECT_EQ(e.kind(), ErrorKind::kInput) << e.what();
     return e.what();
@@ -44,7 +44,7 @@ TEST(CheckInputModel, AcceptsAValidConvAndPool) {
   b.Node("Conv", {"x", "w"}, {"c"}, "conv");
   SetInts(&b.Node("MaxPool", {"c"}, {"y"}, "pool"), "kernel_shape", {2, 2});
   b.Output("y", DataType::kFloat, {-1, 4, 5, 5});
-  EXPECT_NO_THROW(CheckInputModel(b.model(), {}));
+  EXPECT_NO_THROW(CheckInputModel(b.model(), ".", {}));
 }
 
 TEST(CheckInputModel, ConvInputRankDifferentFromWeightRank) {
@@ -78,7 +78,7 @@ TEST(CheckInputModel, RankObservedByCalibrationIsChecked) {
   EXPECT_NE(InputError(b.model(), table).find("its input 'r' has rank 3 but its weight 'w' has rank 4"),
             std::string::npos);
   // Without the observation nothing states r's rank: accepted.
-  EXPECT_NO_THROW(CheckInputModel(b.model(), {}));
+  EXPECT_NO_THROW(CheckInputModel(b.model(), ".", {}));
 }
 
 TEST(CheckInputModel, WeightInAConstantNodeIsChecked) {
@@ -122,7 +122,7 @@ TEST(CheckInputModel, NodesOutOfTopologicalOrderAreAccepted) {
   b.Node("Sigmoid", {"r"}, {"y"}, "second");
   b.Node("Relu", {"x"}, {"r"}, "first");
   b.Output("y", DataType::kFloat, {2, 2});
-  EXPECT_NO_THROW(CheckInputModel(b.model(), {}));
+  EXPECT_NO_THROW(CheckInputModel(b.model(), ".", {}));
 }
 
 TEST(CheckInputModel, NodesInACycleAreAnInputError) {

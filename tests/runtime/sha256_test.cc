@@ -2,6 +2,13 @@
 #include "runtime/sha256.h"
 
 #include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+
+#include "runtime/error.h"
 
 namespace ptq {
 namespace {
@@ -22,6 +29,25 @@ TEST(Sha256, PaddingBoundaries) {
   EXPECT_EQ(Sha256Hex(std::string(64, 'x')), "7ce100971f64e7001e8fe5a51973ecdfe1ced42befe7ee8d5fd6219506b5393c");
   EXPECT_EQ(Sha256Hex(std::string(119, 'x')), "000b48d4edf0fa7bee3c6236ecd2785baa5db4eeb8bb54341b029e0d9fa5fb0c");
   EXPECT_EQ(Sha256Hex(std::string(120, 'x')), "13f05a0b594787f5ecd315edc96141bd3243203d1b7d4f0836f37308b276ba98");
+}
+
+TEST(Sha256, PiecesGiveTheDigestOfTheWhole) {
+  std::string bytes;
+  for (int i = 0; i < 1000; ++i) bytes += static_cast<char>(i * 7 + i / 13);
+  for (size_t piece : {1, 3, 63, 64, 65, 200}) {
+    Sha256 h;
+    for (size_t at = 0; at < bytes.size(); at += piece) h.Update(bytes.data() + at, std::min(piece, bytes.size() - at));
+    EXPECT_EQ(h.HexDigest(), Sha256Hex(bytes)) << "pieces of " << piece;
+  }
+}
+
+TEST(Sha256, FileDigestIsTheDigestOfItsBytes) {
+  const std::string path = (std::filesystem::temp_directory_path() / ("ptq_sha_" + std::to_string(::getpid()))).string();
+  const std::string bytes(3 << 20, 'q');  // more than the 1 MiB read block
+  std::ofstream(path, std::ios::binary) << bytes;
+  EXPECT_EQ(Sha256FileHex(path), Sha256Hex(bytes));
+  std::filesystem::remove(path);
+  EXPECT_THROW(Sha256FileHex(path), Error);
 }
 
 }  // namespace
