@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Cross-checks ptq's quantized models against ONNX Runtime: the tiny QLinearMatMul model and the
-# quantized CNN (QLinearConv, MatMulInteger) must match exactly; every fixture, quantized in both
+# quantized CNN (QLinearConv, MatMulInteger) must match exactly, also written with external data; every fixture, quantized in both
 # formats, must agree with ONNX Runtime to at least 45 dB SQNR. Usage: crosscheck.sh PTQ_BINARY
 # Exits 77 (ctest: skipped) when node or onnxruntime-node is missing.
 set -euo pipefail
@@ -30,3 +30,13 @@ EOC
     node "$here/compare_ort.js" "$ptq" "$work/$name.$format.onnx" "$data/$folder/eval" "${check[@]}"
   done
 done
+# The int8 model with its tensors in an external data file (output_external_data): ONNX Runtime loads
+# the pair and computes the bits of the inline model.
+cat > "$work/cnn_external.json" << EOC
+{"model": "$data/digits_cnn/digits_cnn.onnx", "output": "$work/external/cnn.onnx", "output_external_data": "always",
+ "calibration": {"data": "$data/digits_cnn/calib", "batch_size": 8, "method": "percentile", "table": "$work/digits_cnn.table.json"},
+ "quantization": {"format": "qoperator"}}
+EOC
+"$ptq" rewrite --config "$work/cnn_external.json" --quiet
+ls "$work"/external/cnn.*.data > /dev/null
+node "$here/compare_ort.js" "$ptq" "$work/external/cnn.onnx" "$data/digits_cnn/eval" --exact
