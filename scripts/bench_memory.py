@@ -248,6 +248,9 @@ def run(ptq, name, folder, work, threads, sets):
             row["onnx_checker"] = f"failed: {e}"
         row["int8_files"] = {f: os.path.getsize(os.path.join(work, f)) for f in sorted(os.listdir(work))
                              if f.startswith("model.int8")}
+        with open(os.path.join(work, "report.json")) as f:
+            outputs = json.load(f)["outputs"]
+        row["worst_sqnr_db"] = round(min(o["sqnr_db"] for o in outputs if o.get("compared")), 1)
     return row
 
 
@@ -277,11 +280,12 @@ def main():
             row = run(os.path.abspath(ptq), name, folder, work, a.threads, a.set)
             print(json.dumps(row), flush=True)
             rows.append(row)
-    print("\n| model | ptq | exit | wall s | peak RSS GB | per stage: peak RSS GB (s) |")
-    print("|---|---|---|---|---|---|")
+    print("\n| model | ptq | exit | wall s | peak RSS GB | per stage: peak RSS GB (s) | worst SQNR dB |")
+    print("|---|---|---|---|---|---|---|")
     for r in rows:
         stages = ", ".join(f"{s} {v:.2f} ({r['stage_seconds'].get(s, '?')} s)" for s, v in r["stages"].items()) or "-"
-        print(f"| {r['model']} | {r['ptq']} | {r['exit']} | {r['seconds']} | {r['peak_rss_gb']} | {stages} |")
+        print(f"| {r['model']} | {r['ptq']} | {r['exit']} | {r['seconds']} | {r['peak_rss_gb']} | {stages} | "
+              f"{r.get('worst_sqnr_db', '-')} |")
     return 0
 
 
