@@ -1,4 +1,5 @@
-// QDQ fusion of DequantizeLinear -> MatMul / Gemm / Conv (-> QuantizeLinear) into one integer node.
+// QDQ fusion of DequantizeLinear -> MatMul / Gemm / Conv (-> QuantizeLinear, or a MatMul's bias Add) into one
+// integer node.
 #include <cstring>
 
 #include "runtime/qdq_match.h"
@@ -68,6 +69,22 @@ Tensor TransposeWeight(const Tensor& w) {
   return t;
 }
 
+// The QDQ form's bias of a MatMul with float readers: the Add that is the only reader of the MatMul's
+// output `y`, its other input a bias BiasOf accepts (`channels` values along the last axis). Returns the
+// Add's index, or kNone.
+size_t BiasAddOf(const QdqIndex& index, const std::string& y, const DqNode& x, const DqNode& w, int64_t channels,
+                 Tensor* float_bias) {
+  const size_t a = index.OnlyReader(y);
+  if (a == QdqIndex::kNone) return QdqIndex::kNone;
+  const Node& add = index.graph().nodes[a];
+  if (!add.domain.empty() || add.op_type != "Add" || add.inputs.size() != 2 || add.inputs[0] == add.inputs[1]) {
+    return QdqIndex::kNone;
+  }
+  const Tensor* int_bias = nullptr;
+  const std::string& other = add.inputs[0] == y ? add.inputs[1] : add.inputs[0];
+  return BiasOf(index, other, x, w, channels, &int_bias, float_bias) ? a : QdqIndex::kNone;
+}
+
 }  // namespace
 
 void FuseMatMulConvGroups(const QdqIndex& index, GraphEdit* out, QdqFusionCount* count) {
@@ -116,8 +133,14 @@ void FuseMatMulConvGroups(const QdqIndex& index, GraphEdit* out, QdqFusionCount*
       fused.domain = kFusedDomain;
       fused.op_type = conv ? "ConvIntegerToFloat" : "MatMulIntegerToFloat";
       fused.inputs = {x.quantized(), w_name, x.node->inputs[1], w.node->inputs[1], x.node->inputs[2], w.node->inputs[2]};
-      if (!bias.empty()) fused.inputs.push_back(out->AddConstant(n.outputs[0] + "/fused_bias", float_bias));
-      fused.outputs = {n.outputs[0]};
+      // A MatMul of a constant weight takes the Add of its bias too: the fused node adds the same float
+      // values to the same products, as the Add did (float addition commutes).
+      const size_t add = conv || gemm || wq == nullptr ? QdqIndex::kNone : BiasAddOf(index, n.outputs[0], x, w, channels, &float_bias);
+      if (!bias.empty() || add != QdqIndex::kNone) {
+        fused.inputs.push_back(out->AddConstant(n.outputs[0] + "/fused_bias", float_bias));
+      }
+      fused.outputs = {add == QdqIndex::kNone ? n.outputs[0] : g.nodes[add].outputs[0]};
+      if (add != QdqIndex::kNone) out->Drop(add);
       out->Replace(i, std::move(fused));
       ++count->float_output;
     }

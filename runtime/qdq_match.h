@@ -36,8 +36,9 @@ class QdqIndex : public GraphIndex {
   Tensor Evaluate(const Node& n, const std::vector<const Tensor*>& inputs) const;
 };
 
-// The fusions, one per file, in the order FuseQdqGroups runs them; they match disjoint op types.
-// A QuantizeLinear folded into a fused node is dropped from `out`.
+// The fusions, one per file, in the order FuseQdqGroups runs them; they match disjoint op types (a MatMul's
+// bias Add, of a float and an int32 or float constant, is not one FuseBinaryGroups matches). A QuantizeLinear
+// or bias Add folded into a fused node is dropped from `out`.
 void FuseMatMulConvGroups(const QdqIndex& index, GraphEdit* out, QdqFusionCount* count);  // qdq_fuse_matmul_conv.cc
 void FuseTableGroups(const QdqIndex& index, GraphEdit* out, QdqFusionCount* count);      // qdq_fuse_table.cc
 void FuseBinaryGroups(const QdqIndex& index, GraphEdit* out, QdqFusionCount* count);     // qdq_fuse_binary.cc

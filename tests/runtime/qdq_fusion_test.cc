@@ -205,6 +205,42 @@ TEST(QdqExecution, GemmGroupsFuseLikeMatMul) {
   EXPECT_LE(MaxUnitsApart(r.fused[1], r.literal[1], &differ), 1.0);
 }
 
+// The QDQ form of a MatMul with a bias: Add(DequantizeLinear(int32 bias), MatMul) (either order, or a
+// float bias) joins the MatMulIntegerToFloat; an Add of a computed tensor (a residual) stays.
+TEST(QdqExecution, AMatMulsBiasAddJoinsItsFusedNode) {
+  std::mt19937 rng(9);
+  ModelBuilder b(13);
+  b.Input("xq", DataType::kUint8, {2, 4, 24});
+  Params(b, "x", 0.05f, Tensor::Scalar<uint8_t>(120));
+  b.Node("DequantizeLinear", {"xq", "x/scale", "x/zp"}, {"x"});
+  Weight(b, rng, "w", DataType::kInt8, {24, 6}, 6, 1);
+  Tensor bias(DataType::kInt32, {6});
+  for (int64_t n = 0; n < 6; ++n) bias.data<int32_t>()[n] = static_cast<int32_t>(n * 700 - 2000);
+  b.Initializer("bias", bias).Initializer("bias/scale", Floats(rng, {6}, 1e-4f, 1e-3f));
+  b.Node("DequantizeLinear", {"bias", "bias/scale"}, {"bias/dq"}).add_attribute()->CopyFrom(IntAttr("axis", 0));
+  b.Node("MatMul", {"x", "w/dq"}, {"mm1"});
+  b.Node("Add", {"bias/dq", "mm1"}, {"y1"});
+  b.Initializer("fbias", Floats(rng, {6}, -1, 1));
+  b.Node("MatMul", {"x", "w/dq"}, {"mm2"});
+  b.Node("Add", {"mm2", "fbias"}, {"y2"});
+  b.Node("MatMul", {"x", "w/dq"}, {"mm3"});
+  b.Node("Add", {"mm3", "y2"}, {"y3"});  // a residual, not a bias
+  b.Output("y1", DataType::kFloat).Output("y2", DataType::kFloat).Output("y3", DataType::kFloat);
+  const auto graph = std::make_shared<const Graph>(GraphFromModel(b.model(), "", "bias.onnx"));
+  Session s(graph, SessionOptions{false});
+  EXPECT_EQ(Count(s.graph(), "MatMulIntegerToFloat"), 3);
+  EXPECT_EQ(Count(s.graph(), "Add"), 1);
+  const FusedAndLiteral r = RunBoth(graph, {{"xq", Random8(rng, DataType::kUint8, {2, 4, 24})}});
+  for (size_t o = 0; o < 3; ++o) {
+    ASSERT_EQ(r.fused[o].shape(), (Shape{2, 4, 6}));
+    double peak = 0;
+    for (int64_t i = 0; i < r.literal[o].size(); ++i) peak = std::max(peak, std::abs(r.literal[o].GetAsDouble(i)));
+    for (int64_t i = 0; i < r.literal[o].size(); ++i) {
+      EXPECT_NEAR(r.fused[o].GetAsDouble(i), r.literal[o].GetAsDouble(i), 1e-5 * peak) << "output " << o << " element " << i;
+    }
+  }
+}
+
 // The QOperator form of a MatMul with a bias and float readers: MatMulInteger -> Add(int32 bias) ->
 // DequantizeLinear(scale per column); one without a bias, scale per tensor; and attention's scores of two
 // computed tensors. Each becomes one MatMulIntegerToFloat with the nodes' bits.
