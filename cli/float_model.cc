@@ -6,7 +6,6 @@
 #include <optional>
 #include <vector>
 
-
 #include "runtime/model_io.h"
 #include "runtime/tensor_proto.h"
 
