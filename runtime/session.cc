@@ -198,8 +198,9 @@ Session::Session(std::shared_ptr<const Graph> graph, const SessionOptions& optio
     } catch (const Error& e) {
       throw Error(e.kind(), StrCat(g.source, ": node '", n.name, "' (", n.op_type, "): ", e.what()));
     }
-    // A kernel that packs a constant (int8 weights) has read it once, here, and no longer needs it: the
-    // resident pages of mapped constants go back to the page cache at once (read again if needed).
+    // A kernel that packs a constant (int8 weights, prepacked float weights) has read it once, here, and no
+    // longer needs it: the resident pages of mapped constants go back to the page cache at once. A kernel
+    // that reads a constant in place faults its pages back in from the page cache on its first run.
     for (const Tensor* c : init.const_inputs) {
       if (c) DropResidentPages(c->buffer());
     }
