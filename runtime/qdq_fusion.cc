@@ -15,6 +15,7 @@ Graph FuseQdqGroups(const Graph& graph, QdqFusionCount* count) {
   FuseBinaryGroups(index, &out, &fused);
   FusePoolGroups(index, &out, &fused);
   FuseIntegerOutputs(index, &out, &fused);
+  FuseMovementGroups(index, &out, &fused);
   if (count) *count = fused;
   return fused.total() == 0 ? graph : out.Finish(true);
 }

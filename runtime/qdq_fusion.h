@@ -14,8 +14,9 @@ struct QdqFusionCount {
   int binary = 0;            // -> ptq.fused QLinearAdd / QLinearMul
   int pools = 0;             // -> ptq.fused QLinearAveragePool / QLinearGlobalAveragePool
   int integer_outputs = 0;   // MatMulInteger [+ Add] -> DequantizeLinear -> ptq.fused MatMulIntegerToFloat
+  int movement = 0;          // DequantizeLinear -> Transpose / Reshape / ... -> QuantizeLinear -> the op on 8 bits
 
-  int total() const { return quantized_output + float_output + tables + binary + pools + integer_outputs; }
+  int total() const { return quantized_output + float_output + tables + binary + pools + integer_outputs + movement; }
 };
 
 // Returns `graph` with every group of this form replaced (the main graph only, not subgraphs):
@@ -44,6 +45,9 @@ struct QdqFusionCount {
 // DequantizeLinear(scale per tensor or per column, axis -1; zero point 0), or MatMulInteger(a, computed b)
 // -> DequantizeLinear(one scale), becomes MatMulIntegerToFloat with a_scale 1, b_scale the
 // DequantizeLinear's and int_bias: float(acc + bias) * scale, the same bits.
+// And DequantizeLinear -> Transpose / Reshape / Squeeze / Unsqueeze / Flatten -> QuantizeLinear whose
+// QuantizeLinear gives back each of the 256 values the DequantizeLinear makes (the same scale and zero
+// point) becomes the op on the 8-bit tensor: exact.
 // DequantizeLinear nodes left without readers are removed; every other tensor keeps its name and value
 // within the rounding described in README ("QDQ execution"): the 8-bit outputs differ from the literal
 // float evaluation by at most one unit, where the float sum rounds across a .5 boundary.

@@ -44,5 +44,6 @@ void FuseTableGroups(const QdqIndex& index, GraphEdit* out, QdqFusionCount* coun
 void FuseBinaryGroups(const QdqIndex& index, GraphEdit* out, QdqFusionCount* count);     // qdq_fuse_binary.cc
 void FusePoolGroups(const QdqIndex& index, GraphEdit* out, QdqFusionCount* count);       // qdq_fuse_pool.cc
 void FuseIntegerOutputs(const QdqIndex& index, GraphEdit* out, QdqFusionCount* count);   // qdq_fuse_integer_output.cc
+void FuseMovementGroups(const QdqIndex& index, GraphEdit* out, QdqFusionCount* count);   // qdq_fuse_movement.cc
 
 }  // namespace ptq

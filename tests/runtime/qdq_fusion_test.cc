@@ -241,6 +241,34 @@ TEST(QdqExecution, AMatMulsBiasAddJoinsItsFusedNode) {
   }
 }
 
+// DequantizeLinear -> Transpose / Reshape -> QuantizeLinear with the same parameters runs the op on the
+// 8-bit tensor, with the literal bits; a QuantizeLinear with another scale keeps the group literal.
+TEST(QdqExecution, DataMovementBetweenEqualQuantizationsRunsOnEightBits) {
+  std::mt19937 rng(10);
+  ModelBuilder b(13);
+  b.Input("xq", DataType::kInt8, {2, 3, 4});
+  Params(b, "x", 0.037f, Tensor::Scalar<int8_t>(-3));
+  Params(b, "other", 0.05f, Tensor::Scalar<int8_t>(-3));
+  b.Node("DequantizeLinear", {"xq", "x/scale", "x/zp"}, {"x"});
+  b.Node("Transpose", {"x"}, {"t"}).add_attribute()->CopyFrom(IntsAttr("perm", {0, 2, 1}));
+  b.Node("QuantizeLinear", {"t", "x/scale", "x/zp"}, {"tq"});
+  b.Initializer("shape", Tensor::FromVector<int64_t>({2}, {6, 4}));
+  b.Node("Reshape", {"x", "shape"}, {"r"});
+  b.Node("QuantizeLinear", {"r", "x/scale", "x/zp"}, {"rq"});
+  b.Node("Transpose", {"x"}, {"t2"}).add_attribute()->CopyFrom(IntsAttr("perm", {2, 1, 0}));
+  b.Node("QuantizeLinear", {"t2", "other/scale", "other/zp"}, {"t2q"});
+  b.Output("tq", DataType::kInt8).Output("rq", DataType::kInt8).Output("t2q", DataType::kInt8);
+  const auto graph = std::make_shared<const Graph>(GraphFromModel(b.model(), "", "movement.onnx"));
+  const FusedAndLiteral r = RunBoth(graph, {{"xq", Random8(rng, DataType::kInt8, {2, 3, 4})}});
+  EXPECT_EQ(r.count.movement, 2);
+  Session s(graph, SessionOptions{false});
+  EXPECT_EQ(Count(s.graph(), "QuantizeLinear"), 1);  // the other scale's
+  for (size_t o = 0; o < 3; ++o) {
+    ASSERT_EQ(r.fused[o].shape(), r.literal[o].shape()) << o;
+    EXPECT_EQ(0, std::memcmp(r.fused[o].raw(), r.literal[o].raw(), r.literal[o].nbytes())) << "output " << o;
+  }
+}
+
 // The QOperator form of a MatMul with a bias and float readers: MatMulInteger -> Add(int32 bias) ->
 // DequantizeLinear(scale per column); one without a bias, scale per tensor; and attention's scores of two
 // computed tensors. Each becomes one MatMulIntegerToFloat with the nodes' bits.
