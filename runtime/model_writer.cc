@@ -40,8 +40,7 @@ void ForEachExternalTensor(onnx::ModelProto* model, F f) {
 int64_t DataBytes(const onnx::TensorProto& t) {
   int64_t n = 1;
   for (int64_t d : t.dims()) n *= d;
-  const auto type = static_cast<DataType>(t.data_type());
-  return type == DataType::kInt4 || type == DataType::kUint4 ? (n + 1) / 2 : n * static_cast<int64_t>(ElementSize(type));
+  return SerializedBytes(static_cast<DataType>(t.data_type()), n, "tensor '" + t.name() + "'");
 }
 
 }  // namespace

@@ -22,9 +22,8 @@ bool RoundTrips(const QdqIndex& index, const DqNode& x, const Node& q) {
   const Tensor* zp = q.inputs.size() > 2 && !q.inputs[2].empty() ? index.Constant(q.inputs[2]) : nullptr;
   if (scale == nullptr || zp == nullptr || zp->dtype() != x.zero_point->dtype()) return false;
   try {
-    Tensor bytes(x.zero_point->dtype(), {256});
-    for (int b = 0; b < 256; ++b) static_cast<uint8_t*>(bytes.raw())[b] = static_cast<uint8_t>(b);
-    const Tensor real = index.Evaluate(*x.node, {&bytes, x.scale, x.zero_point});
+    Tensor bytes;
+    const Tensor real = index.DequantizeEveryByte(x, &bytes);
     const Tensor back = index.Evaluate(q, {&real, scale, zp});
     return back.dtype() == bytes.dtype() && back.size() == 256 && std::memcmp(back.raw(), bytes.raw(), 256) == 0;
   } catch (const Error&) {

@@ -33,9 +33,7 @@ bool Table(const QdqIndex& index, const DqNode& x, const Node& op, const Node& q
     op_inputs.push_back(c);
   }
   try {
-    Tensor bytes(x.zero_point->dtype(), {256});
-    for (int b = 0; b < 256; ++b) static_cast<uint8_t*>(bytes.raw())[b] = static_cast<uint8_t>(b);
-    const Tensor real = index.Evaluate(*x.node, {&bytes, x.scale, x.zero_point});
+    const Tensor real = index.DequantizeEveryByte(x);
     op_inputs[0] = &real;
     const Tensor applied = index.Evaluate(op, op_inputs);
     if (applied.dtype() != DataType::kFloat || applied.size() != 256) return false;

@@ -34,6 +34,10 @@ class QdqIndex : public GraphIndex {
 
   // Runs node n's kernel on `inputs` and returns its first output.
   Tensor Evaluate(const Node& n, const std::vector<const Tensor*>& inputs) const;
+
+  // x's DequantizeLinear, by its own kernel, of the 256 byte patterns of its 8-bit type in order; *bytes
+  // (when given) gets the patterns.
+  Tensor DequantizeEveryByte(const DqNode& x, Tensor* bytes = nullptr) const;
 };
 
 // The fusions, one per file, in the order FuseQdqGroups runs them; they match disjoint op types (a MatMul's

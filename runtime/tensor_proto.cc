@@ -42,9 +42,6 @@ std::string ResolveExternalDataPath(const std::string& base_dir, const std::stri
   return full.string();
 }
 
-namespace {
-
-// Bytes of the serialized form: int4/uint4 pack two elements per byte. Throws when int64 cannot count them.
 int64_t SerializedBytes(DataType t, int64_t n, const std::string& what) {
   if (t == DataType::kInt4 || t == DataType::kUint4) return n / 2 + n % 2;
   const int64_t es = static_cast<int64_t>(ElementSize(t));
@@ -53,6 +50,8 @@ int64_t SerializedBytes(DataType t, int64_t n, const std::string& what) {
   }
   return n * es;
 }
+
+namespace {
 
 // Copies little-endian serialized bytes into the tensor, unpacking 4-bit types.
 void FillFromBytes(Tensor& t, const char* bytes) {

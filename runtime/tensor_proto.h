@@ -37,6 +37,10 @@ std::string ResolveExternalDataPath(const std::string& base_dir, const std::stri
 // dims and any external data reference: for a caller that has decoded it and no longer needs the bytes.
 void ReleaseTensorData(onnx::TensorProto* proto);
 
+// Bytes of n elements of t in a tensor's serialized form (raw_data, external data): int4/uint4 pack two
+// elements per byte. Throws an input error naming `what` when int64 cannot count them.
+int64_t SerializedBytes(DataType t, int64_t n, const std::string& what);
+
 // Encodes a tensor as raw_data (int4/uint4 packed two per byte, first element in the low nibble).
 void TensorToProto(const Tensor& tensor, const std::string& name, onnx::TensorProto* proto);
 // Clears `proto` and sets the name, element type and dims of `tensor` (no data).
