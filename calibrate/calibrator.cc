@@ -61,7 +61,7 @@ void MergeObservedShape(Shape* shape, const Shape& seen) {
   for (size_t i = 0; i < seen.size(); ++i) (*shape)[i] = std::max((*shape)[i], seen[i]);
 }
 
-CalibrationResult CollectStatistics(const Graph& graph, SampleReader& samples, const CalibrationOptions& options,
+CalibrationResult CollectStatistics(const Graph& graph, SampleSource& samples, const CalibrationOptions& options,
                                     const std::function<void(int64_t, int64_t)>& progress,
                                     const CollectOptions& collect) {
   CalibrationResult result;

@@ -10,7 +10,7 @@
 
 #include "calibrate/histogram.h"
 #include "calibrate/range_method.h"
-#include "calibrate/sample_reader.h"
+#include "calibrate/sample_source.h"
 #include "runtime/graph.h"
 #include "runtime/quant_table.h"
 #include "runtime/quantization_options.h"
@@ -68,7 +68,7 @@ struct CollectOptions {
 // number of samples) and the observed shape of every tensor. `progress`, when given, is called after each batch with (samples done, total).
 // An exception from the session, the reader or the statistics is rethrown after any background thread
 // has been joined. The result is byte-identical with and without `collect.background`.
-CalibrationResult CollectStatistics(const Graph& graph, SampleReader& samples, const CalibrationOptions& options,
+CalibrationResult CollectStatistics(const Graph& graph, SampleSource& samples, const CalibrationOptions& options,
                                     const std::function<void(int64_t, int64_t)>& progress = nullptr,
                                     const CollectOptions& collect = CollectOptions());
 

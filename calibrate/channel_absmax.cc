@@ -8,7 +8,7 @@
 
 namespace ptq {
 
-std::map<std::string, std::vector<float>> CollectChannelAbsMax(const Graph& graph, SampleReader& samples,
+std::map<std::string, std::vector<float>> CollectChannelAbsMax(const Graph& graph, SampleSource& samples,
                                                                const std::set<std::string>& tensors) {
   std::map<std::string, std::vector<float>> maxima;
   std::set<std::string> broken;

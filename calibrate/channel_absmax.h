@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "calibrate/sample_reader.h"
+#include "calibrate/sample_source.h"
 #include "runtime/graph.h"
 
 namespace ptq {
@@ -15,7 +15,7 @@ namespace ptq {
 // Runs `graph` over every batch of `samples` and returns, for each float tensor of `tensors` it
 // produced, max |x| per index of its last axis (NaN is skipped; a tensor whose last dimension changes
 // between batches is left out).
-std::map<std::string, std::vector<float>> CollectChannelAbsMax(const Graph& graph, SampleReader& samples,
+std::map<std::string, std::vector<float>> CollectChannelAbsMax(const Graph& graph, SampleSource& samples,
                                                                const std::set<std::string>& tensors);
 
 }  // namespace ptq

@@ -90,7 +90,7 @@ std::map<std::string, int64_t> ChannelMeanTensors(const Graph& graph, const Cali
   return axes;
 }
 
-void CollectChannelMeans(const Graph& graph, SampleReader& samples, const CalibrationOptions& options,
+void CollectChannelMeans(const Graph& graph, SampleSource& samples, const CalibrationOptions& options,
                          CalibrationResult* result) {
   std::map<std::string, Sums> sums;
   for (const auto& [x, axis] : ChannelMeanTensors(graph, options, *result)) sums[x].axis = axis;

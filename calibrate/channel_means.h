@@ -6,7 +6,7 @@
 #include <string>
 
 #include "calibrate/calibrator.h"
-#include "calibrate/sample_reader.h"
+#include "calibrate/sample_source.h"
 #include "runtime/graph.h"
 
 namespace ptq {
@@ -22,7 +22,7 @@ std::map<std::string, int64_t> ChannelMeanTensors(const Graph& graph, const Cali
 // mean_axis, float_mean and quantized_mean of the tensors ChannelMeanTensors names: the mean over every
 // other axis of x and of DequantizeValue(QuantizeValue(x)) with the tensor's scale and zero point, over
 // the finite values (NaN and +-Inf left out, as the histograms leave them out).
-void CollectChannelMeans(const Graph& graph, SampleReader& samples, const CalibrationOptions& options,
+void CollectChannelMeans(const Graph& graph, SampleSource& samples, const CalibrationOptions& options,
                          CalibrationResult* result);
 
 }  // namespace ptq

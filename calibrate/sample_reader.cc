@@ -10,6 +10,7 @@
 #include <tuple>
 
 #include "calibrate/npz_reader.h"
+#include "calibrate/sample_checks.h"
 #include "runtime/file_util.h"
 #include "runtime/float16.h"
 #include "runtime/tensor_proto.h"
@@ -40,60 +41,18 @@ struct SampleReader::Input {
 
 namespace {
 
-std::string DimsToString(const ValueInfo& v) {
-  if (!v.has_shape) return "(no declared shape)";
-  std::string s = "[";
-  for (size_t i = 0; i < v.shape.size(); ++i) {
-    s += (i ? ", " : "") + (v.shape[i].value >= 0 ? std::to_string(v.shape[i].value)
-                                                  : (v.shape[i].param.empty() ? "?" : v.shape[i].param));
-  }
-  return s + "]";
-}
-
-bool FreeBatch(const ValueInfo& v) { return !v.has_shape || (!v.shape.empty() && v.shape[0].value < 0); }
-
-// Checks dtype, rank and fixed dims of `shape` (data for one input) against the model's declaration.
-// `first_axis` 1 skips the sample axis; symbolic dims of axes >= 1 must agree across inputs (`syms`).
-void CheckShape(const ValueInfo& v, DataType dtype, const Shape& shape, size_t first_axis, const std::string& what,
-                std::map<std::string, std::pair<int64_t, std::string>>* syms) {
-  const std::string prefix = StrCat(what, ": model input '", v.name, "' ");
-  if (v.dtype != DataType::kUndefined && dtype != v.dtype) {
-    ThrowInputError(prefix, "expects ", DataTypeName(v.dtype), " data but the file holds ", DataTypeName(dtype));
-  }
-  if (!v.has_shape) return;
-  const size_t rank = v.shape.empty() && first_axis == 1 ? 1 : v.shape.size();  // rank 0: a 1-D array of samples
-  if (shape.size() != rank) {
-    ThrowInputError(prefix, "has shape ", DimsToString(v), " (rank ", v.shape.size(), ") but the data has shape ",
-                    ShapeToString(shape), first_axis == 1 ? " (its first axis counts samples)" : "");
-  }
-  for (size_t i = first_axis; i < v.shape.size(); ++i) {
-    const Dim& d = v.shape[i];
-    if (d.value >= 0 && d.value != shape[i]) {
-      ThrowInputError(prefix, "has shape ", DimsToString(v), ": dimension ", i, " must be ", d.value, " but the data has shape ",
-                      ShapeToString(shape));
-    }
-    if (d.value < 0 && !d.param.empty() && i >= 1) {
-      const auto it = syms->emplace(d.param, std::make_pair(shape[i], v.name)).first;
-      if (it->second.first != shape[i]) {
-        ThrowInputError(prefix, "has dimension ", i, " '", d.param, "' = ", shape[i], " but input '", it->second.second,
-                        "' has '", d.param, "' = ", it->second.first);
-      }
-    }
-  }
-}
-
 // Checks a row array (.npy or .npz entry) against its model input; returns the number of samples.
 int64_t CheckRows(SampleReader::Input* in, std::map<std::string, std::pair<int64_t, std::string>>* syms,
                   std::vector<std::string>* notes) {
   const ValueInfo& v = in->info;
-  CheckShape(v, in->dtype, in->shape, 1, in->what, syms);
-  if (in->shape.empty()) ThrowInputError(in->what, ": model input '", v.name, "' needs an array whose first axis counts samples, not a scalar");
+  CheckSampleShape(v, in->dtype, in->shape, 1, in->what, syms);
+  if (in->shape.empty()) ThrowDataError(in->what, ": model input '", v.name, "' needs an array whose first axis counts samples, not a scalar");
   in->scalar = v.has_shape && v.shape.empty();
   if (v.has_shape && !v.shape.empty() && v.shape[0].value >= 0) in->rows = v.shape[0].value;
-  if (in->rows == 0) ThrowInputError(in->what, ": model input '", v.name, "' has dimension 0 fixed to 0; it cannot take samples");
+  if (in->rows == 0) ThrowDataError(in->what, ": model input '", v.name, "' has dimension 0 fixed to 0; it cannot take samples");
   const int64_t samples = in->shape[0] / in->rows;
   if (samples == 0) {
-    ThrowInputError(in->what, ": no samples for model input '", v.name, "' (", in->shape[0], " rows", in->rows > 1 ? StrCat(", ", in->rows, " per sample") : "", ")");
+    ThrowDataError(in->what, ": no samples for model input '", v.name, "' (", in->shape[0], " rows", in->rows > 1 ? StrCat(", ", in->rows, " per sample") : "", ")");
   }
   if (in->shape[0] % in->rows != 0) {
     notes->push_back(StrCat(in->what, ": model input '", v.name, "' takes ", in->rows, " rows per sample (fixed dimension 0); the last ",
@@ -124,8 +83,8 @@ std::string Join(const std::vector<std::string>& items) {
 // Missing and extra data are reported together, naming every input and file concerned.
 void CheckMatched(const std::string& where, const std::vector<std::string>& missing, const std::vector<std::string>& extra,
                   const char* noun) {
-  if (!missing.empty()) ThrowInputError(where, ": no data for model input(s) ", Join(missing));
-  if (!extra.empty()) ThrowInputError(where, ": ", noun, " ", Join(extra), " match(es) no input of the model");
+  if (!missing.empty()) ThrowDataError(where, ": no data for model input(s) ", Join(missing));
+  if (!extra.empty()) ThrowDataError(where, ": ", noun, " ", Join(extra), " match(es) no input of the model");
 }
 
 // <input>.npy files: only each header is read here.
@@ -136,7 +95,7 @@ Inputs NpyInputs(const Graph& graph, const std::string& dir, const std::set<std:
   for (const ValueInfo& v : graph.inputs) {
     const std::string file = SanitizeFileName(v.name) + ".npy";
     if (!used.emplace(file, v.name).second) {
-      ThrowInputError(dir, ": model inputs '", used[file], "' and '", v.name, "' both map to the file name ", file);
+      ThrowDataError(dir, ": model inputs '", used[file], "' and '", v.name, "' both map to the file name ", file);
     }
     if (!files.count(file)) {
       missing.push_back(StrCat("'", v.name, "' (expected ", file, ")"));
@@ -148,15 +107,15 @@ Inputs NpyInputs(const Graph& graph, const std::string& dir, const std::set<std:
     const int64_t size = FileSize(in->what);
     in->file = std::make_unique<std::ifstream>(in->what, std::ios::binary);
     std::string first(static_cast<size_t>(std::min<int64_t>(size, 12)), '\0');
-    if (!in->file->read(first.data(), static_cast<std::streamsize>(first.size()))) ThrowInputError(in->what, ": cannot read");
+    if (!in->file->read(first.data(), static_cast<std::streamsize>(first.size()))) ThrowDataError(in->what, ": cannot read");
     const int64_t header_size = NpyHeaderSize(first, in->what);
-    if (header_size > size) ThrowInputError(in->what, ": truncated .npy header");
+    if (header_size > size) ThrowDataError(in->what, ": truncated .npy header");
     std::string prefix(static_cast<size_t>(header_size), '\0');
     in->file->seekg(0);
     in->file->read(prefix.data(), header_size);
     const NpyHeader h = ParseNpyHeader(prefix, in->what);
     if (size - h.data_offset != h.data_bytes) {
-      ThrowInputError(in->what, ": .npy header says shape ", ShapeToString(h.shape), " of ", DataTypeName(h.dtype),
+      ThrowDataError(in->what, ": .npy header says shape ", ShapeToString(h.shape), " of ", DataTypeName(h.dtype),
                       " but the file holds ", size - h.data_offset, " data bytes");
     }
     in->dtype = h.dtype;
@@ -216,7 +175,7 @@ Inputs TestSetInputs(const Graph& graph, const std::vector<std::string>& folders
       const std::string num = n.size() > 9 ? n.substr(6, n.size() - 9) : "";
       if (n.rfind("input_", 0) != 0 || e.path().extension() != ".pb") continue;
       if (num.empty() || num.size() > 9 || num.find_first_not_of("0123456789") != std::string::npos) {
-        ThrowInputError(e.path().string(), ": expected a file named input_<N>.pb");
+        ThrowDataError(e.path().string(), ": expected a file named input_<N>.pb");
       }
       pbs.emplace_back(std::stoll(num), e.path().string());
     }
@@ -229,11 +188,11 @@ Inputs TestSetInputs(const Graph& graph, const std::vector<std::string>& folders
       size_t i = 0;
       while (i < inputs.size() && inputs[i]->info.name != name) ++i;
       if (i == inputs.size() && n < static_cast<int64_t>(inputs.size())) i = static_cast<size_t>(n);  // by position
-      if (i == inputs.size()) ThrowInputError(file, ": tensor '", name, "' matches no input of the model (", inputs.size(), " inputs)");
-      if (!got[i].empty()) ThrowInputError(folder, ": ", got[i], " and ", file, " both hold model input '", inputs[i]->info.name, "'");
+      if (i == inputs.size()) ThrowDataError(file, ": tensor '", name, "' matches no input of the model (", inputs.size(), " inputs)");
+      if (!got[i].empty()) ThrowDataError(folder, ": ", got[i], " and ", file, " both hold model input '", inputs[i]->info.name, "'");
       got[i] = file;
-      CheckShape(inputs[i]->info, t.dtype(), t.shape(), 0, file, &syms);
-      if (t.rank() > 0 && t.dim(0) == 0) ThrowInputError(file, ": model input '", inputs[i]->info.name, "' holds no samples (shape ", ShapeToString(t.shape()), ")");
+      CheckSampleShape(inputs[i]->info, t.dtype(), t.shape(), 0, file, &syms);
+      if (t.rank() > 0 && t.dim(0) == 0) ThrowDataError(file, ": model input '", inputs[i]->info.name, "' holds no samples (shape ", ShapeToString(t.shape()), ")");
       inputs[i]->dtype = t.dtype();
       inputs[i]->pb_files.push_back(file);
       inputs[i]->pb_shapes.push_back(t.shape());
@@ -261,9 +220,9 @@ SampleReader SampleReader::Open(const Graph& graph, const std::string& data_path
   if (o.shard_count < 1 || o.shard_index < 0 || o.shard_index >= o.shard_count) {
     ThrowUsageError("shard ", o.shard_index, "/", o.shard_count, " is not valid: K/N needs 0 <= K < N");
   }
-  if (graph.inputs.empty()) ThrowInputError(graph.source, ": the model has no inputs to feed samples to");
+  if (graph.inputs.empty()) ThrowDataError(graph.source, ": the model has no inputs to feed samples to");
   for (const ValueInfo& v : graph.inputs) {
-    if (!v.is_tensor) ThrowInputError(graph.source, ": model input '", v.name, "' is not a tensor; only tensor inputs can be fed");
+    if (!v.is_tensor) ThrowDataError(graph.source, ": model input '", v.name, "' is not a tensor; only tensor inputs can be fed");
   }
   SampleReader r;
   r.shard_index_ = o.shard_index;
@@ -272,7 +231,7 @@ SampleReader SampleReader::Open(const Graph& graph, const std::string& data_path
     r.total_ = total;
     const int64_t m = o.max_samples < 0 ? total : std::min(total, o.max_samples);
     r.selected_ = m > o.shard_index ? (m - o.shard_index + o.shard_count - 1) / o.shard_count : 0;
-    if (r.selected_ == 0) ThrowInputError(data_path, ": shard ", o.shard_index, "/", o.shard_count, " selects none of the ", m, " samples");
+    if (r.selected_ == 0) ThrowDataError(data_path, ": shard ", o.shard_index, "/", o.shard_count, " selects none of the ", m, " samples");
   };
   std::error_code ec;
   const fs::path path(data_path);
@@ -284,14 +243,14 @@ SampleReader SampleReader::Open(const Graph& graph, const std::string& data_path
       if (e.is_directory(ec) && n.rfind("test_data_set_", 0) == 0) sets.push_back(n);
       if (!e.is_directory(ec) && e.path().extension() == ".npy") npy.insert(n);
     }
-    if (!sets.empty() && !npy.empty()) ThrowInputError(data_path, ": holds both .npy files and test_data_set_* folders; use one layout");
+    if (!sets.empty() && !npy.empty()) ThrowDataError(data_path, ": holds both .npy files and test_data_set_* folders; use one layout");
     if (sets.empty() && npy.empty()) {
-      ThrowInputError(data_path, ": no samples: expected <input_name>.npy files or test_data_set_* folders, found neither");
+      ThrowDataError(data_path, ": no samples: expected <input_name>.npy files or test_data_set_* folders, found neither");
     }
   } else if (path.extension() == ".npz" && fs::is_regular_file(path, ec)) {
     r.inputs_ = NpzInputs(graph, data_path);
   } else {
-    ThrowInputError(data_path, fs::exists(path, ec) ? ": neither a folder nor an .npz file" : ": not found");
+    ThrowDataError(data_path, fs::exists(path, ec) ? ": neither a folder nor an .npz file" : ": not found");
   }
   if (!sets.empty()) {
     sets = SortedTestSets(sets);
@@ -310,7 +269,7 @@ SampleReader SampleReader::Open(const Graph& graph, const std::string& data_path
       total = total < 0 ? n : std::min(total, n);
       counts += StrCat(counts.empty() ? "" : ", ", in->what, " has ", n);
     }
-    if (!same) ThrowInputError(data_path, ": the inputs hold different numbers of samples: ", counts);
+    if (!same) ThrowDataError(data_path, ": the inputs hold different numbers of samples: ", counts);
     select(total);
   }
   r.batch_ = o.batch_size;
@@ -325,48 +284,6 @@ SampleReader SampleReader::Open(const Graph& graph, const std::string& data_path
   return r;
 }
 
-namespace {
-
-// Counts NaN and ±Inf in a floating-point tensor.
-void CountNonFinite(const Tensor& t, int64_t* nan, int64_t* inf) {
-  auto count = [&](auto get) {
-    for (int64_t i = 0; i < t.size(); ++i) {
-      const double x = get(i);
-      *nan += std::isnan(x);
-      *inf += std::isinf(x);
-    }
-  };
-  switch (t.dtype()) {
-    case DataType::kFloat: count([&](int64_t i) { return double(t.data<float>()[i]); }); break;
-    case DataType::kDouble: count([&](int64_t i) { return t.data<double>()[i]; }); break;
-    case DataType::kFloat16: count([&](int64_t i) { return double(HalfToFloat(t.data<uint16_t>()[i])); }); break;
-    case DataType::kBfloat16: count([&](int64_t i) {
-        const uint32_t bits = uint32_t{t.data<uint16_t>()[i]} << 16;
-        float f;
-        std::memcpy(&f, &bits, 4);
-        return double(f);
-      });
-      break;
-    default: break;
-  }
-}
-
-// Concatenates tensors along axis 0. REQUIRES: same dtype and rank >= 1; other dims checked by the caller.
-Tensor Concat(const std::vector<Tensor>& parts) {
-  Shape shape = parts.front().shape();
-  shape[0] = 0;
-  for (const Tensor& p : parts) shape[0] += p.dim(0);
-  Tensor out(parts.front().dtype(), shape);
-  size_t offset = 0;
-  for (const Tensor& p : parts) {
-    std::memcpy(static_cast<char*>(out.raw()) + offset, p.raw(), p.nbytes());
-    offset += p.nbytes();
-  }
-  return out;
-}
-
-}  // namespace
-
 // Copies `len` data bytes of an .npy input from data offset `src` to dst, through a read-ahead buffer of
 // up to kReadAhead bytes: one read (system call) per kReadAhead bytes rather than per batch. The buffer
 // is a tensor's (runtime/buffer_pool.h: no page fault per 4 KiB of it), allocated once. Reads of
@@ -377,7 +294,7 @@ void SampleReader::ReadNpyData(Input* in, int64_t src, int64_t len, char* dst) c
   if (len >= kReadAhead || len * shard_count_ > kReadAhead) {
     in->file->clear();
     in->file->seekg(in->data_offset + src);
-    if (!in->file->read(dst, len)) ThrowInputError(in->what, ": short read (was the file changed?)");
+    if (!in->file->read(dst, len)) ThrowDataError(in->what, ": short read (was the file changed?)");
     return;
   }
   if (src < in->ahead_start || src + len > in->ahead_start + in->ahead_bytes) {
@@ -390,7 +307,7 @@ void SampleReader::ReadNpyData(Input* in, int64_t src, int64_t len, char* dst) c
     in->file->clear();
     in->file->seekg(in->data_offset + src);
     if (!in->file->read(static_cast<char*>(in->ahead.raw()), want)) {
-      ThrowInputError(in->what, ": short read (was the file changed?)");
+      ThrowDataError(in->what, ": short read (was the file changed?)");
     }
     in->ahead_bytes = want;
   }
@@ -415,7 +332,7 @@ bool SampleReader::Next(std::map<std::string, Tensor>* batch, int64_t* samples_i
     if (!folders_.empty()) {
       std::vector<Tensor> parts;
       for (int64_t j = next_; j < next_ + k; ++j) parts.push_back(ReadTensorProtoFile(in->pb_files[static_cast<size_t>(j)]));
-      t = k == 1 ? parts.front() : Concat(parts);
+      t = k == 1 ? parts.front() : ConcatRows(parts);
     } else {
       if (in->npz && in->whole.empty_value()) {
         in->whole = in->npz->Read(in->key);
@@ -454,6 +371,12 @@ std::vector<std::string> SampleReader::warnings() const {
     }
   }
   return out;
+}
+
+SampleSourceFactory FileSamples(const std::string& data_path) {
+  return [data_path](const Graph& graph, const SampleOptions& options) -> std::unique_ptr<SampleSource> {
+    return std::make_unique<SampleReader>(SampleReader::Open(graph, data_path, options));
+  };
 }
 
 }  // namespace ptq

@@ -7,17 +7,11 @@
 #include <string>
 #include <vector>
 
+#include "calibrate/sample_source.h"
 #include "runtime/graph.h"
 #include "runtime/tensor.h"
 
 namespace ptq {
-
-struct SampleOptions {
-  int64_t max_samples = -1;  // use the first max_samples samples in file order; < 0: all
-  int64_t batch_size = 1;    // samples per run where every input's dim 0 is free
-  int64_t shard_index = 0;   // K of `--shard K/N`
-  int64_t shard_count = 1;   // N of `--shard K/N`
-};
 
 // Layouts (design.md, "Formats on disk"):
 //  - a folder of <SanitizeFileName(input)>.npy, or an .npz whose keys are the input names (or their
@@ -35,25 +29,25 @@ struct SampleOptions {
 // before any data is read, and throws an input error naming the file, the input and what was expected.
 // Memory: .npy files are read through a read-ahead buffer of at most 256 KiB (or one batch, when
 // larger) per input; an .npz entry is inflated whole when first used.
-class SampleReader {
+class SampleReader : public SampleSource {
  public:
   static SampleReader Open(const Graph& graph, const std::string& data_path, const SampleOptions& options);
   SampleReader(SampleReader&&) noexcept;
   SampleReader& operator=(SampleReader&&) noexcept;
-  ~SampleReader();
+  ~SampleReader() override;
 
-  int64_t num_samples() const { return selected_; }  // after max_samples and sharding
+  int64_t num_samples() const override { return selected_; }  // after max_samples and sharding
   int64_t total_samples() const { return total_; }   // in the data
   int64_t batch_size() const { return batch_; }      // effective: 1 when some input's dim 0 is fixed
 
   // The next batch, one tensor per model input; false after the last. *samples_in_batch is at most
   // batch_size() and smaller only for the last batch (or a test_data_set run whose shapes change).
-  bool Next(std::map<std::string, Tensor>* batch, int64_t* samples_in_batch);
+  bool Next(std::map<std::string, Tensor>* batch, int64_t* samples_in_batch) override;
   void Rewind() { next_ = 0; }
 
   // Warnings for the caller to print: ignored batch_size, dropped rows, NaN/Inf counts per input
   // (counted over the batches returned so far; the data is passed on unchanged).
-  std::vector<std::string> warnings() const;
+  std::vector<std::string> warnings() const override;
 
   struct Input;  // one model input's data (defined in sample_reader.cc)
 
@@ -68,5 +62,8 @@ class SampleReader {
   int64_t total_ = 0, selected_ = 0, batch_ = 1, next_ = 0;
   int64_t shard_index_ = 0, shard_count_ = 1;
 };
+
+// A factory of passes over the samples at `data_path` (SampleReader::Open).
+SampleSourceFactory FileSamples(const std::string& data_path);
 
 }  // namespace ptq

@@ -16,7 +16,7 @@ const std::vector<std::string>& AutoRangeCandidates() {
 }
 
 RangeMethodChoice ChooseRangeMethod(const FloatModel& model, const CalibrationConfig& cal, const Graph& graph,
-                                    const SampleOptions& options, CalibrationResult* result) {
+                                    const SampleSourceFactory& samples,                                     const SampleOptions& options, CalibrationResult* result) {
   QuantizationOptions quant = cal.options.quant;
   quant.bias_correction = false;  // the table has no channel means yet
   SampleOptions so = options;
@@ -35,8 +35,8 @@ RangeMethodChoice ChooseRangeMethod(const FloatModel& model, const CalibrationCo
     table.smoothing = r.smoothing;
     const Graph int8 = GraphFromModel(RewriteModel(model.Proto(), model.dir(), table, quant, {}, nullptr), model.dir(),
                                       "the int8 model of calibration method " + m);
-    SampleReader reader = SampleReader::Open(graph, cal.data, so);
-    const BatchSource next = [&](std::map<std::string, Tensor>* b, int64_t* n) { return reader.Next(b, n); };
+    const std::unique_ptr<SampleSource> reader = samples(graph, so);
+    const BatchSource next = [&](std::map<std::string, Tensor>* b, int64_t* n) { return reader->Next(b, n); };
     const ValidationResult v = Validate(graph, int8, {}, next, nullptr, false);
     const double score = WorstOutputSqnr(v);
     choice.scores.emplace_back(m, score);

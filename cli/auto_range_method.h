@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "calibrate/calibration_config.h"
-#include "calibrate/sample_reader.h"
+#include "calibrate/sample_source.h"
 #include "cli/float_model.h"
 #include "runtime/graph.h"
 
@@ -28,8 +28,9 @@ struct RangeMethodChoice {
 // For each candidate: ChooseQuantization with that method on a copy of `result` (histograms collected
 // once), RewriteModel of `model` with that table (cal.options.quant, bias correction not applied),
 // and the worst output SQNR of the int8 model against `graph` (the prepared float graph) on the first
-// kAutoRangeSamples samples of cal.data. The best candidate's parameters are left in `result`.
+// kAutoRangeSamples samples of `samples` (the calibration data). The best candidate's parameters are left in `result`.
 RangeMethodChoice ChooseRangeMethod(const FloatModel& model, const CalibrationConfig& cal, const Graph& graph,
-                                    const SampleOptions& options, CalibrationResult* result);
+                                    const SampleSourceFactory& samples, const SampleOptions& options,
+                                    CalibrationResult* result);
 
 }  // namespace ptq

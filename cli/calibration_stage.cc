@@ -34,7 +34,7 @@ double ProcessCpuSeconds() {
 // maxima in `p` (cleaned and equalized), then the factors (SmoothingFactors). Empty when smoothquant is
 // off or MatMul is not quantized.
 SmoothingFactorMap SmoothQuantFactors(const PreparedModel& p, const FloatModel& model, const CalibrationConfig& cal,
-                                      const SampleOptions& options, bool quiet) {
+                                      const SampleSourceFactory& samples, const SampleOptions& options, bool quiet) {
   const QuantizationOptions& q = cal.options.quant;
   if (!q.smoothquant || !q.quantizes("MatMul")) return {};
   std::set<std::string> tensors;
@@ -44,8 +44,8 @@ SmoothingFactorMap SmoothQuantFactors(const PreparedModel& p, const FloatModel& 
   std::map<std::string, std::vector<float>> absmax;
   {
     const Graph graph = GraphFromModel(p.model, p.dir, model.path());
-    SampleReader reader = SampleReader::Open(graph, cal.data, options);
-    absmax = CollectChannelAbsMax(graph, reader, tensors);
+    const std::unique_ptr<SampleSource> reader = samples(graph, options);
+    absmax = CollectChannelAbsMax(graph, *reader, tensors);
   }
   return SmoothingFactors(p.model, p.dir, absmax, q.smoothquant_alpha);
 }
@@ -53,18 +53,18 @@ SmoothingFactorMap SmoothQuantFactors(const PreparedModel& p, const FloatModel& 
 }  // namespace
 
 CalibrationStage RunCalibrationStage(const ConfigFile& config, const FloatModel& model, const CalibrationConfig& cal,
-                                     const SampleOptions& options, const std::string& shard, bool quiet) {
-  if (cal.data.empty()) ThrowUsageError("'calibration.data' is required to calibrate");
+                                     const SampleSourceFactory& samples, const SampleOptions& options, const std::string& shard,
+                                     bool quiet) {
   // The graph the rewrite will see: cleaned, equalized and smoothed as the config asks (prepared once).
   const bool equalize = cal.options.quant.cross_layer_equalization;
   SmoothingFactorMap smoothing;
   const Graph graph = [&] {
     PreparedModel p = PrepareFloatModel(model, equalize, {});
-    smoothing = SmoothQuantFactors(p, model, cal, options, quiet);
+    smoothing = SmoothQuantFactors(p, model, cal, samples, options, quiet);
     if (!smoothing.empty()) ApplySmoothing(&p.model, p.dir, smoothing);
     return GraphFromModel(std::move(p.model), p.dir, model.path());
   }();
-  SampleReader reader = SampleReader::Open(graph, cal.data, options);
+  const std::unique_ptr<SampleSource> reader = samples(graph, options);
   const bool show = !quiet && ::isatty(2);
   const auto t0 = std::chrono::steady_clock::now();
   const double cpu0 = ProcessCpuSeconds();
@@ -72,6 +72,10 @@ CalibrationStage RunCalibrationStage(const ConfigFile& config, const FloatModel&
     if (!show) return;
     const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     const double rate = s > 0 ? static_cast<double>(done) / s : 0.0;
+    if (total < 0) {  // data from a caller that did not say how much
+      std::fprintf(stderr, "\rcalibrating: %lld samples, %.1f samples/s   ", static_cast<long long>(done), rate);
+      return;
+    }
     std::fprintf(stderr, "\rcalibrating: %lld/%lld samples, %.1f samples/s, ETA %.0f s   ", static_cast<long long>(done),
                  static_cast<long long>(total), rate, rate > 0 ? static_cast<double>(total - done) / rate : 0.0);
   };
@@ -79,7 +83,7 @@ CalibrationStage RunCalibrationStage(const ConfigFile& config, const FloatModel&
   const int threads = NumThreads();
   collect.background = threads >= 2;                 // one thread: everything inline, on this thread
   if (collect.background) SetNumThreads(threads - 1);  // the statistics thread takes one of the N
-  CalibrationResult result = CollectStatistics(graph, reader, cal.options, progress, collect);
+  CalibrationResult result = CollectStatistics(graph, *reader, cal.options, progress, collect);
   if (collect.background) SetNumThreads(threads);
   CalibrationStage stage;
   stage.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -88,7 +92,7 @@ CalibrationStage RunCalibrationStage(const ConfigFile& config, const FloatModel&
   result.smoothing = smoothing;
   result.equalized = equalize;
   if (cal.options.method == kAutoRangeMethod) {
-    stage.method_choice = ChooseRangeMethod(model, cal, graph, options, &result);
+    stage.method_choice = ChooseRangeMethod(model, cal, graph, samples, options, &result);
     if (!quiet) {
       std::cerr << "ptq: calibration method auto: " << stage.method_choice.chosen << " (worst output SQNR on "
                 << stage.method_choice.samples << " calibration samples:";
@@ -102,11 +106,11 @@ CalibrationStage RunCalibrationStage(const ConfigFile& config, const FloatModel&
     // Bias correction's channel means need the chosen parameters: a second pass over the same samples.
     // (A shard's parameters are not final: ptq merge-stats measures the means with the merged ones.)
     if (!quiet) std::cerr << "ptq: bias correction: measuring channel means (a second pass over the samples)\n";
-    SampleReader again = SampleReader::Open(graph, cal.data, options);
-    CollectChannelMeans(graph, again, cal.options, &result);
+    const std::unique_ptr<SampleSource> again = samples(graph, options);
+    CollectChannelMeans(graph, *again, cal.options, &result);
   }
   if (!quiet) {
-    for (const std::string& w : reader.warnings()) std::cerr << "ptq: warning: " << w << "\n";
+    for (const std::string& w : reader->warnings()) std::cerr << "ptq: warning: " << w << "\n";
     for (const std::string& w : CalibrationWarnings(result)) std::cerr << "ptq: warning: " << w << "\n";
   }
   TableProvenance p;

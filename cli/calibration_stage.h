@@ -4,7 +4,7 @@
 #include <string>
 
 #include "calibrate/calibration_config.h"
-#include "calibrate/sample_reader.h"
+#include "calibrate/sample_source.h"
 #include "cli/auto_range_method.h"
 #include "cli/config_file.h"
 #include "cli/float_model.h"
@@ -21,10 +21,10 @@ struct CalibrationStage {
   RangeMethodChoice method_choice;  // calibration.method "auto": what was measured and chosen (else empty)
 };
 
-// Runs the float model over cal.data with `options` (max_samples, batch_size, shard); with more than one
+// Runs the float model over `samples` (the calibration data) with `options` (max_samples, batch_size, shard); with more than one
 // kernel thread the statistics run on a background thread. A progress line goes to stderr when it is a
 // terminal and `quiet` is false; warnings (data, non-finite and constant tensors) unless `quiet`.
 CalibrationStage RunCalibrationStage(const ConfigFile& config, const FloatModel& model, const CalibrationConfig& cal,
-                                     const SampleOptions& options, const std::string& shard, bool quiet);
+                                     const SampleSourceFactory& samples, const SampleOptions& options, const std::string& shard, bool quiet);
 
 }  // namespace ptq

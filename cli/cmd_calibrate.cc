@@ -3,6 +3,7 @@
 #include <iostream>
 
 #include "calibrate/calibration_config.h"
+#include "calibrate/sample_reader.h"
 #include "cli/args.h"
 #include "cli/calibration_stage.h"
 #include "cli/commands.h"
@@ -60,7 +61,7 @@ int CalibrateCommand(int argc, char** argv) {
   if (out.empty()) out = DefaultTablePath(config);
   SetMemoryStage("calibration");
   const CalibrationStage stage =
-      RunCalibrationStage(config, FloatModel(config.model), cal, so, args.Get("shard", ""), args.Has("quiet"));
+      RunCalibrationStage(config, FloatModel(config.model), cal, FileSamples(cal.data), so, args.Get("shard", ""), args.Has("quiet"));
   WriteFileAtomic(out, stage.table);
   if (!args.Has("quiet")) {
     const double per = stage.samples > 0 ? 1e3 / static_cast<double>(stage.samples) : 0.0;

@@ -7,6 +7,7 @@
 #include "calibrate/calibration_config.h"
 #include "calibrate/calibration_table.h"
 #include "calibrate/channel_means.h"
+#include "calibrate/sample_reader.h"
 #include "cli/args.h"
 #include "cli/auto_range_method.h"
 #include "cli/commands.h"
@@ -111,7 +112,7 @@ int MergeStatsCommand(int argc, char** argv) {
   so.batch_size = cal.batch_size;
   so.max_samples = cal.max_samples;
   if (cal.options.method == kAutoRangeMethod) {
-    ChooseRangeMethod(model, cal, graph, so, &merged);
+    ChooseRangeMethod(model, cal, graph, FileSamples(cal.data), so, &merged);
   } else {
     ChooseQuantization(graph, cal.options, &merged);
   }

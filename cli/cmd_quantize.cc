@@ -1,43 +1,24 @@
-// ptq quantize: calibrate -> rewrite -> validate -> report in one command; outputs written at the end.
+// ptq quantize: calibrate -> rewrite -> validate -> report in one command (cli/quantize_job.h), on the
+// data of the config's files; prints the summary table.
 #include <unistd.h>
 
-#include <cmath>
-#include <filesystem>
 #include <iostream>
-#include <map>
-#include <memory>
-#include <set>
 
+#include "calibrate/calibration_config.h"
+#include "calibrate/sample_reader.h"
 #include "cli/args.h"
-#include "cli/auto_fallback.h"
-#include "cli/calibration_stage.h"
 #include "cli/commands.h"
 #include "cli/config_file.h"
 #include "cli/effective_config.h"
-#include "cli/prepared_model.h"
-#include "cli/stage_progress.h"
-#include "report/html_report.h"
-#include "report/keep_float.h"
-#include "report/report_json.h"
+#include "cli/quantize_job.h"
 #include "report/terminal_report.h"
-#include "report/validate.h"
 #include "report/validation_config.h"
-#include "runtime/quant_table.h"
-#include "rewrite/rewriter.h"
-#include "runtime/allocator_tuning.h"
 #include "runtime/error.h"
-#include "runtime/file_util.h"
-#include "runtime/model_io.h"
-#include "runtime/model_writer.h"
-#include "runtime/npy.h"
-#include "runtime/sha256.h"
 #include "runtime/session.h"
 #include "runtime/threading.h"
 
 namespace ptq {
 namespace {
-
-namespace fs = std::filesystem;
 
 constexpr const char* kQuantizeUsage = R"(usage: ptq quantize --config C [--set key=value]... [--threads N] [--literal-qdq] [--quiet] [--print-config]
 
@@ -51,96 +32,6 @@ at the end, each to a temporary file renamed into place; Ctrl-C (exit code 130) 
 --literal-qdq   validate a QDQ model node by node in float, as written, instead of with its
                 DequantizeLinear -> MatMul/Conv -> QuantizeLinear groups fused on the integer kernels
 )";
-
-constexpr int kRecoveryLayers = 3;
-// The recovery experiments (one rewrite and one validation each) run on the first samples only: their
-// gains are compared with the full int8 model on the same samples.
-constexpr int64_t kRecoverySamples = 16;
-
-// A batch source over `data` for `graph` (batch size from the calibration config).
-struct Batches {
-  SampleReader reader;
-  BatchSource source() {
-    return [this](std::map<std::string, Tensor>* b, int64_t* n) { return reader.Next(b, n); };
-  }
-};
-
-// The rewrite's record of who reads each quantized tensor, copied into the layer rows.
-void AttachReaders(const RewriteInfo& info, ValidationResult* result) {
-  for (LayerStats& l : result->layers) {
-    const auto r = info.readers.find(l.tensor);
-    if (r == info.readers.end()) continue;
-    l.int8_readers = r->second.int8;
-    l.float_readers = r->second.float_values;
-    l.dequantized_readers = r->second.dequantized;
-  }
-}
-
-// calibration.method "auto": the candidates' scores and the choice (null otherwise).
-nlohmann::json MethodChoiceJson(const RangeMethodChoice& c) {
-  if (c.chosen.empty()) return nullptr;
-  nlohmann::json scores = nlohmann::json::object();
-  for (const auto& [m, db] : c.scores) scores[m] = std::isfinite(db) ? nlohmann::json(db) : nlohmann::json(nullptr);
-  return {{"chosen", c.chosen}, {"worst_output_sqnr_db", scores}, {"calibration_samples", c.samples}};
-}
-
-// What the methods beyond plain calibration did (quantization.bias_correction, ...).
-nlohmann::json MethodsJson(const QuantizationOptions& rc, const RewriteInfo& info) {
-  nlohmann::json m = {{"bias_correction", rc.bias_correction},
-                      {"cross_layer_equalization", rc.cross_layer_equalization},
-                      {"smoothquant", rc.smoothquant}};
-  if (rc.smoothquant) {
-    m["smoothquant_alpha"] = rc.smoothquant_alpha;
-    m["smoothed_activations"] = info.smoothed.size();
-    int multiplied = 0;  // smoothed through a new Mul rather than folded into the producer
-    for (const auto& [x, read] : info.smoothed) multiplied += x != read;
-    m["smoothing_mul_nodes"] = multiplied;
-  }
-  if (rc.cross_layer_equalization) m["equalized_pairs"] = info.equalized_pairs;
-  if (rc.bias_correction) {
-    m["bias_corrected"] = info.bias_corrected.size();
-    m["bias_not_corrected"] = info.bias_not_corrected;
-  }
-  return m;
-}
-
-// What keeping each of the worst layers' tensors float buys: for up to kRecoveryLayers of `chosen`'s
-// worst layers, the model rewritten with those nodes float, validated on the first kRecoverySamples
-// samples against `chosen` on the same samples.
-std::vector<Recovery> MeasureRecovery(const Graph& float_graph, const FallbackCandidate& chosen, const FallbackRewrite& rewrite,
-                                      const std::string& data, const SampleOptions& vo) {
-  std::vector<Recovery> recovery;
-  SampleOptions ro = vo;
-  ro.max_samples = kRecoverySamples;
-  const ValidationResult& result = chosen.result;
-  double base = WorstOutputSqnr(result);
-  if (result.samples > kRecoverySamples && !result.layers.empty()) {
-    Batches subset{SampleReader::Open(float_graph, data, ro)};
-    base = WorstOutputSqnr(Validate(float_graph, *chosen.graph, {}, subset.source(), nullptr, false));
-  }
-  std::set<std::vector<std::string>> tried;
-  for (const LayerStats& l : result.layers) {
-    if (static_cast<int>(recovery.size()) >= kRecoveryLayers) break;
-    const std::vector<std::string> nodes = NodesToUnquantize(float_graph, chosen.info.quantized_by, l.tensor);
-    if (nodes.empty() || tried.count(nodes)) continue;
-    tried.insert(nodes);
-    QuantizationOptions excluded = chosen.options;
-    excluded.exclude_nodes.insert(excluded.exclude_nodes.end(), nodes.begin(), nodes.end());
-    const FallbackCandidate cx = rewrite(excluded);
-    const Graph gx = GraphFromModel(cx.model, cx.data->folder(), "quantized model");
-    Batches again{SampleReader::Open(float_graph, data, ro)};
-    const ValidationResult rx = Validate(float_graph, gx, {}, again.source(), nullptr, false);
-    Recovery r;
-    r.nodes = nodes;
-    r.tensor = l.tensor;
-    r.output_sqnr_db = WorstOutputSqnr(rx);
-    r.samples = rx.samples;
-    // -inf (a non-finite output) to anything better is an infinite gain, not inf - inf.
-    r.gain_db = std::isinf(base) && base < 0 ? (r.output_sqnr_db > base ? INFINITY : 0.0) : r.output_sqnr_db - base;
-    recovery.push_back(r);
-  }
-  return recovery;
-}
 
 }  // namespace
 
@@ -161,168 +52,27 @@ int QuantizeCommand(int argc, char** argv) {
     std::cout << EffectiveConfig(config, cal, rc, val).dump(2) << "\n";
     return 0;
   }
-  const bool quiet = args.Has("quiet");
-  if (fs::exists(config.output) && fs::equivalent(config.output, config.model)) {
-    ThrowUsageError("'output' is the input model ", config.model, "; ptq never overwrites it");
-  }
+  if (cal.data.empty()) ThrowUsageError("'calibration.data' is required to calibrate");
   SetNumThreads(args.GetInt("threads", 0));
   SessionOptions::SetDefaultLiteralQdq(args.Has("literal-qdq"));
-
-  NewFoldersOf output_folders(config.output);  // scratch and data files are made there before the outputs
-  StageProgress progress(quiet);
-  progress.Start(1, "calibration", "calibrating on " + cal.data);
-  // Read by every stage: with its weights in a scratch data file beside the output when they are inside
-  // the .onnx file, so that each stage maps them rather than holding its own copy.
-  const FloatModel model(config.model, config.output);
-  ReturnFreedMemory();  // what reading the model for the scratch copy took
-  SampleOptions so;
-  so.max_samples = cal.max_samples;
-  so.batch_size = cal.batch_size;
-  const CalibrationStage calib = RunCalibrationStage(config, model, cal, so, "", quiet);
-
-  progress.Start(2, "rewrite", "rewriting");
-  const QuantTable table = ParseQuantTable(calib.table, "calibration table");
-  const std::string& model_digest = calib.model_digest;
-  const auto metadata = QuantizedModelMetadata(config, Sha256Hex(calib.table), model_digest);
-  // Each rewrite writes its large tensors to its own data file beside the output as it makes them: no
-  // model is held twice.
-  const auto rewrite = [&](const QuantizationOptions& o) {
-    FallbackCandidate c;
-    c.options = o;
-    c.data = std::make_shared<ExternalDataWriter>(config.output);
-    c.model = RewriteModel(model.Proto(), model.dir(), table, o, metadata, &c.info, c.data.get());
-    return c;
-  };
-  FallbackCandidate chosen = rewrite(rc);
-  if (!quiet) {
-    for (const auto& s : chosen.info.skipped) std::cerr << "ptq: note: stays float: " << s << "\n";
-    for (const auto& w : chosen.info.warnings) std::cerr << "ptq: warning: " << w << "\n";
-    if (rc.bias_correction) {
-      std::cerr << "ptq: bias correction: " << chosen.info.bias_corrected.size() << " node(s) corrected, "
-                << chosen.info.bias_not_corrected.size() << " not\n";
-    }
+  QuantizeData data;
+  data.calibration = FileSamples(cal.data);
+  data.calibration_name = cal.data;
+  if (!val.data.empty()) {
+    data.validation = FileSamples(val.data);
+    data.validation_name = val.data;
   }
-
-  const std::string data = val.data.empty() ? cal.data : val.data;
-  progress.Start(3, "validation", "validating on " + data);
-  // The float reference: the input model, or with cross-layer equalization or SmoothQuant the equalized
-  // and smoothed model the int8 model was made from (equal in float up to rounding; its tensors are what
-  // the int8 tensors stand for).
-  const bool prepared = table.equalized || !table.smoothing.empty();
-  auto float_graph = std::make_unique<const Graph>(prepared ? LoadPreparedGraph(model, table.equalized, table.smoothing)
-                                                            : GraphFromModel(model.Proto(), model.dir(), model.path()));
-  SampleOptions vo;
-  vo.batch_size = cal.batch_size;
-  Tensor labels;
-  if (!val.labels.empty()) labels = ReadNpy(val.labels);
-  const auto measure = [&](FallbackCandidate* c) {
-    c->graph = std::make_shared<const Graph>(GraphFromModel(c->model, c->data->folder(), "quantized model"));
-    Batches batches{SampleReader::Open(*float_graph, data, vo)};
-    c->result = Validate(*float_graph, *c->graph, c->info.twins, batches.source(), val.labels.empty() ? nullptr : &labels,
-                         true, val.tasks);
-    AttachReaders(c->info, &c->result);
-  };
-  measure(&chosen);
-  if (!labels.empty_value() && labels.size() < chosen.result.samples) {
-    ThrowInputError(val.labels, ": ", labels.size(), " labels for ", chosen.result.samples, " validation samples");
+  QuantizeHooks hooks;
+  hooks.quiet = args.Has("quiet");
+  const QuantizeOutcome out = RunQuantize(config, data, hooks);
+  if (!hooks.quiet) {
+    std::cout << RenderTerminalReport(out.report, ::isatty(1) != 0);
+    std::cout << "model: " << out.model << (out.data_file.empty() ? "" : " (external data: " + out.data_file + ")")
+              << "\nreport: " << out.report_path << (out.report_path != out.json_path ? " and " + out.json_path : "")
+              << "\ntable: " << out.table_path << "\n";
   }
-
-  // quantization.fallback "auto": keep the fewest nodes float that make the gate pass.
-  nlohmann::json fallback;
-  if (rc.fallback_auto && !GateFailures(chosen.result, val.gate).empty()) {
-    if (!quiet) {
-      std::cerr << "ptq: fallback: the gate fails (worst output " << WorstOutputSqnr(chosen.result)
-                << " dB); measuring up to " << rc.fallback_budget << " models with nodes kept float\n";
-    }
-    std::map<std::string, Tensor> batch;
-    int64_t n = 0;
-    SampleReader::Open(*float_graph, data, vo).Next(&batch, &n);
-    const int64_t bytes_before = ModelBytes(chosen.model, *chosen.data);
-    const double seconds_before = MedianRunSeconds(chosen.graph, batch);
-    FallbackOutcome fb = AutoFallback(*float_graph, val.gate, rc.fallback_budget, std::move(chosen), rewrite, measure);
-    chosen = std::move(fb.final);
-    const double seconds_after = MedianRunSeconds(chosen.graph, batch);
-    fallback = FallbackJson(fb, bytes_before, ModelBytes(chosen.model, *chosen.data), seconds_before, seconds_after);
-    if (!quiet) {
-      std::cerr << "ptq: fallback: " << fb.kept.size() << " step(s) after " << fb.runs << " model(s): " << fb.stopped << "\n";
-    }
-  }
-  if (prepared) {
-    // The outputs are judged against the user's model itself, not the equalized or smoothed one the
-    // layers are compared with (equal in float up to rounding; a defect there would show here).
-    const Graph input_graph = GraphFromModel(model.Proto(), model.dir(), model.path());
-    Batches again{SampleReader::Open(input_graph, data, vo)};
-    ValidationResult vs_input =
-        Validate(input_graph, *chosen.graph, {}, again.source(), val.labels.empty() ? nullptr : &labels, false, val.tasks);
-    chosen.result.outputs = std::move(vs_input.outputs);
-  }
-  const std::vector<Recovery> recovery = MeasureRecovery(*float_graph, chosen, rewrite, data, vo);
-  float_graph.reset();  // the runtime graphs are not needed to write the outputs
-  chosen.graph.reset();
-  const RewriteInfo& info = chosen.info;
-  const ValidationResult& result = chosen.result;
-
-  progress.Start(4, "writing", "writing the model and the report");
-  std::string report_path = val.report;
-  if (report_path.empty()) {
-    const fs::path out(config.output);
-    report_path = (out.parent_path() / (out.stem().string() + ".report.html")).string();
-  }
-  const fs::path rp(report_path);
-  const std::string json_path =
-      rp.extension() == ".json" ? report_path : (rp.parent_path() / (rp.stem().string() + ".json")).string();
-  const std::string table_path = cal.table.empty() ? DefaultTablePath(config) : cal.table;
-  for (const std::string& path : {table_path, config.output, json_path, report_path}) {
-    std::error_code ec;
-    if (fs::exists(path, ec) && fs::equivalent(path, config.model, ec)) {
-      ThrowUsageError("output ", path, " is the input model ", config.model, "; ptq never overwrites it");
-    }
-  }
-  // On an interrupt the outputs appear all together or not at all (see AtomicFileSet); the model's data
-  // file, when it has one, is renamed into place before the model.
-  AtomicFileSet outputs;
-  outputs.Add(table_path, calib.table);
-  const WrittenModel written =
-      AddModelFiles(&outputs, std::move(chosen.model), chosen.data.get(), config.output, config.output_external_data);
-  nlohmann::json provenance = {{"ptq_version", PTQ_VERSION},
-                               {"model", config.model},
-                               {"quantized_model", config.output},
-                               {"model_sha256", model_digest},
-                               {"config_sha256", Sha256Hex(config.json.dump())},
-                               {"table_sha256", Sha256Hex(calib.table)},
-                               {"method", cal.options.method},
-                               {"method_choice", MethodChoiceJson(calib.method_choice)},
-                               {"quantization_format", rc.format == QuantFormat::kQdq ? "qdq" : "qoperator"},
-                               {"calibration_samples", calib.samples},
-                               {"validation_samples", result.samples},
-                               {"validation_data", data},
-                               {"methods", MethodsJson(rc, info)}};
-  nlohmann::json model_info = {{"float_bytes", fs::file_size(config.model)},
-                               {"int8_bytes", written.model_bytes + written.data_bytes},
-                               {"external_data", written.data_file.empty() ? nlohmann::json(nullptr) : nlohmann::json(written.data_file)},
-                               {"op_counts", info.op_counts},
-                               {"checked", info.checked}};
-  nlohmann::json report = ReportJson(result, provenance, model_info, recovery, val.gate, info.warnings);
-  if (!fallback.is_null()) report["fallback"] = fallback;
-  outputs.Add(json_path, report.dump(1) + "\n");
-  if (rp.extension() == ".html") outputs.Add(report_path, RenderHtmlReport(report));
-  if (rp.extension() == ".md") outputs.Add(report_path, RenderTerminalReport(report, false, 1000));
-  outputs.Commit();
-  output_folders.Keep();
-  RemoveStaleDataFiles(config.output, written);
-  progress.End();
-  if (!quiet) {
-    std::cout << RenderTerminalReport(report, ::isatty(1) != 0);
-    std::cout << "model: " << config.output << (written.data_file.empty() ? "" : " (external data: " + written.data_file + ")")
-              << "\nreport: " << report_path << (report_path != json_path ? " and " + json_path : "")
-              << "\ntable: " << table_path << "\n";
-  }
-  const std::vector<std::string> failures = GateFailures(result, val.gate);
-  if (!failures.empty()) {
-    for (const auto& f : failures) std::cerr << "ptq: gate failed: " << f << "\n";
-    return 3;
-  }
-  return 0;
+  for (const auto& f : out.gate_failures) std::cerr << "ptq: gate failed: " << f << "\n";
+  return out.gate_failures.empty() ? 0 : 3;
 }
 
 }  // namespace ptq

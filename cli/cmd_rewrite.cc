@@ -5,6 +5,7 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/config_file.h"
+#include "cli/rewrite_job.h"
 #include "calibrate/calibration_config.h"
 #include "runtime/quant_table.h"
 #include "rewrite/rewriter.h"
@@ -37,31 +38,15 @@ int RewriteCommand(int argc, char** argv) {
   }
   const ConfigFile config = LoadConfig(args.Require("config"), args.GetAll("set"));
   const CalibrationConfig cal = ParseCalibrationConfig(config.json, config.dir);
-  const QuantizationOptions rc = ParseQuantizationOptions(config.json);
+  (void)ParseQuantizationOptions(config.json);  // config errors before table errors
   std::string table_path = args.Get("table", cal.table);
   if (table_path.empty()) table_path = DefaultTablePath(config);
   const std::string out = args.Get("out", config.output);
   SetMemoryStage("rewrite");
   const QuantTable table = ReadQuantTable(table_path);
-  const std::string model_digest = Sha256FileHex(config.model);
-  if (table.model_sha256 != model_digest) {
-    ThrowInputError(table_path, ": this table was made for another model (its model_sha256 ", table.model_sha256,
-                    " differs from ", config.model, "'s ", model_digest, ")");
-  }
-  std::error_code ec;
-  if (std::filesystem::exists(out, ec) && std::filesystem::equivalent(out, config.model, ec)) {
-    ThrowUsageError("refusing to overwrite the input model ", config.model, " with the output ", out);
-  }
-  onnx::ModelProto model;
-  LoadModelProto(config.model, &model);
-  const auto metadata = QuantizedModelMetadata(config, table.file_sha256, model_digest);
-  RewriteInfo info;
-  ExternalDataWriter data(out);
-  onnx::ModelProto q = RewriteModel(std::move(model), ModelFolder(config), table, rc, metadata, &info, &data);
-  AtomicFileSet files;
-  const WrittenModel written = AddModelFiles(&files, std::move(q), &data, out, config.output_external_data);
-  files.Commit();
-  RemoveStaleDataFiles(out, written);
+  const RewriteOutcome r = RunRewrite(config, table, table_path, out);
+  const RewriteInfo& info = r.info;
+  const WrittenModel& written = r.written;
   if (!args.Has("quiet")) {
     for (const auto& s : info.skipped) std::cerr << "ptq: note: stays float: " << s << "\n";
     for (const auto& w : info.warnings) std::cerr << "ptq: warning: " << w << "\n";

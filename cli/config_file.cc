@@ -56,17 +56,22 @@ void ApplySet(nlohmann::json& j, const std::string& assignment) {
 }  // namespace
 
 ConfigFile LoadConfig(const std::string& path, const std::vector<std::string>& sets) {
-  ConfigFile c;
   const std::string text = ReadFileToString(path, kConfigLimits.max_bytes);
-  c.json = ParseJsonText(text, path, ErrorKind::kUsage, kConfigLimits);
-  for (const std::string& s : sets) ApplySet(c.json, s);
+  nlohmann::json json = ParseJsonText(text, path, ErrorKind::kUsage, kConfigLimits);
+  for (const std::string& s : sets) ApplySet(json, s);
+  const std::string dir = fs::path(path).parent_path().string();
+  return ConfigFromJson(std::move(json), dir.empty() ? "." : dir, path);
+}
+
+ConfigFile ConfigFromJson(nlohmann::json json, const std::string& dir, const std::string& origin) {
+  ConfigFile c;
+  c.json = std::move(json);
   JsonSection top(c.json, "", {"model", "output", "output_external_data", "calibration", "quantization", "validation"});
-  c.dir = fs::path(path).parent_path().string();
-  if (c.dir.empty()) c.dir = ".";
+  c.dir = dir;
   auto resolve = [&](const std::string& p) {
     return ResolveConfigPath(c.dir, p);
   };
-  if (!top.Has("model")) ThrowUsageError(path, ": the config needs a 'model' key (the float ONNX model to quantize)");
+  if (!top.Has("model")) ThrowUsageError(origin, ": the config needs a 'model' key (the float ONNX model to quantize)");
   c.model = resolve(top.GetString("model", ""));
   const std::string out = top.GetString("output", "");
   c.output = out.empty() ? (fs::path(c.model).parent_path() / (fs::path(c.model).stem().string() + ".int8.onnx")).string()

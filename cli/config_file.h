@@ -24,6 +24,10 @@ struct ConfigFile {
 // "key.path=value" of `sets` (value parsed as JSON, else taken as a string), and checks the top-level keys.
 ConfigFile LoadConfig(const std::string& path, const std::vector<std::string>& sets);
 
+// The same for a config already parsed (the Python module's dict): relative paths resolve against `dir`;
+// errors name `origin`.
+ConfigFile ConfigFromJson(nlohmann::json json, const std::string& dir, const std::string& origin);
+
 // Where the calibration table goes when neither --out/--table nor calibration.table says:
 // beside `output`, named <output stem>.calib.json.
 std::string DefaultTablePath(const ConfigFile& config);

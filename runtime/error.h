@@ -15,13 +15,20 @@ enum class ErrorKind {
   kInternal = 4,  // a bug in ptq
 };
 
+// What a kInput error is about: the model, or the data fed to it (the Python module raises ModelError
+// or DataError; the exit code is 2 for both).
+enum class InputSubject { kModel, kData };
+
 class Error : public std::runtime_error {
  public:
-  Error(ErrorKind kind, const std::string& message) : std::runtime_error(message), kind_(kind) {}
+  Error(ErrorKind kind, const std::string& message, InputSubject subject = InputSubject::kModel)
+      : std::runtime_error(message), kind_(kind), subject_(subject) {}
   ErrorKind kind() const { return kind_; }
+  InputSubject subject() const { return subject_; }
 
  private:
   ErrorKind kind_;
+  InputSubject subject_;
 };
 
 namespace detail {
@@ -47,6 +54,12 @@ template <class... Args>
   throw Error(ErrorKind::kInput, StrCat(args...));
 }
 
+// Bad input data (samples, feeds, labels): exit code 2.
+template <class... Args>
+[[noreturn]] void ThrowDataError(const Args&... args) {
+  throw Error(ErrorKind::kInput, StrCat(args...), InputSubject::kData);
+}
+
 // Bad command line or config: exit code 1.
 template <class... Args>
 [[noreturn]] void ThrowUsageError(const Args&... args) {
@@ -59,4 +72,10 @@ template <class... Args>
 #define PTQ_ENFORCE(cond, ...)                  \
   do {                                          \
     if (!(cond)) ::ptq::ThrowInputError(__VA_ARGS__); \
+  } while (0)
+
+// The same for input data: a data error (InputSubject::kData).
+#define PTQ_ENFORCE_DATA(cond, ...)            \
+  do {                                         \
+    if (!(cond)) ::ptq::ThrowDataError(__VA_ARGS__); \
   } while (0)

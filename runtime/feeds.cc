@@ -15,7 +15,7 @@ namespace fs = std::filesystem;
 
 std::map<std::string, Tensor> ReadFeedsFolder(const Graph& graph, const std::string& dir) {
   std::error_code ec;
-  if (!fs::is_directory(dir, ec)) ThrowInputError(dir, ": not a folder of inputs");
+  if (!fs::is_directory(dir, ec)) ThrowDataError(dir, ": not a folder of inputs");
   std::vector<std::string> npy, pb;
   for (const auto& e : fs::directory_iterator(dir, ec)) {
     const std::string name = e.path().filename().string();
@@ -28,14 +28,14 @@ std::map<std::string, Tensor> ReadFeedsFolder(const Graph& graph, const std::str
     auto number = [&](const std::string& name) {
       const std::string n = name.substr(6, name.size() - 9);
       if (n.empty() || n.size() > 9 || n.find_first_not_of("0123456789") != std::string::npos) {
-        ThrowInputError(dir, ": ", name, ": expected a file named input_<N>.pb");
+        ThrowDataError(dir, ": ", name, ": expected a file named input_<N>.pb");
       }
       return std::stoll(n);
     };
     for (const std::string& name : pb) number(name);
     std::sort(pb.begin(), pb.end(), [&](const std::string& a, const std::string& b) { return number(a) < number(b); });
     if (pb.size() > graph.inputs.size()) {
-      ThrowInputError(dir, ": ", pb.size(), " input_N.pb files but the model has ", graph.inputs.size(), " inputs");
+      ThrowDataError(dir, ": ", pb.size(), " input_N.pb files but the model has ", graph.inputs.size(), " inputs");
     }
     for (size_t i = 0; i < pb.size(); ++i) {
       std::string pname;
@@ -50,13 +50,13 @@ std::map<std::string, Tensor> ReadFeedsFolder(const Graph& graph, const std::str
     const std::string file = SanitizeFileName(in.name) + ".npy";
     const fs::path path = fs::path(dir) / file;
     if (!fs::exists(path, ec)) {
-      ThrowInputError(dir, ": no file ", file, " for model input '", in.name, "'");
+      ThrowDataError(dir, ": no file ", file, " for model input '", in.name, "'");
     }
     feeds[in.name] = ReadNpy(path.string());
     used.insert(file);
   }
   for (const std::string& f : npy) {
-    if (!used.count(f)) ThrowInputError(dir, ": file ", f, " matches no input of the model");
+    if (!used.count(f)) ThrowDataError(dir, ": file ", f, " matches no input of the model");
   }
   return feeds;
 }

@@ -23,14 +23,14 @@ constexpr NpyType kTypes[] = {
 std::string DictValue(const std::string& header, const std::string& key, const std::string& what) {
   const std::string pat = "'" + key + "'";
   const size_t k = header.find(pat);
-  if (k == std::string::npos) ThrowInputError(what, ": .npy header has no '", key, "' entry");
+  if (k == std::string::npos) ThrowDataError(what, ": .npy header has no '", key, "' entry");
   size_t p = header.find(':', k + pat.size());
-  if (p == std::string::npos) ThrowInputError(what, ": malformed .npy header");
+  if (p == std::string::npos) ThrowDataError(what, ": malformed .npy header");
   ++p;
   while (p < header.size() && header[p] == ' ') ++p;
   if (p < header.size() && header[p] == '(') {
     const size_t e = header.find(')', p);
-    if (e == std::string::npos) ThrowInputError(what, ": malformed shape in .npy header");
+    if (e == std::string::npos) ThrowDataError(what, ": malformed shape in .npy header");
     return header.substr(p, e - p + 1);
   }
   size_t e = p;
@@ -46,7 +46,7 @@ Shape ParseShape(const std::string& text, const std::string& what) {
     if (i >= text.size() || text[i] == ')') break;
     size_t j = i;
     while (j < text.size() && text[j] >= '0' && text[j] <= '9') ++j;
-    if (j == i || j - i > 18) ThrowInputError(what, ": malformed shape ", text, " in .npy header");
+    if (j == i || j - i > 18) ThrowDataError(what, ": malformed shape ", text, " in .npy header");
     shape.push_back(std::stoll(text.substr(i, j - i)));
     i = j;
   }
@@ -57,28 +57,28 @@ Shape ParseShape(const std::string& text, const std::string& what) {
 
 Tensor ParseNpy(const std::string& bytes, const std::string& what) {
   static const char kMagic[] = "\x93NUMPY";
-  if (bytes.size() < 10 || std::memcmp(bytes.data(), kMagic, 6) != 0) ThrowInputError(what, ": not a .npy file");
+  if (bytes.size() < 10 || std::memcmp(bytes.data(), kMagic, 6) != 0) ThrowDataError(what, ": not a .npy file");
   const int major = static_cast<unsigned char>(bytes[6]);
   size_t header_len, header_start;
   if (major == 1) {
     header_len = static_cast<unsigned char>(bytes[8]) | (static_cast<size_t>(static_cast<unsigned char>(bytes[9])) << 8);
     header_start = 10;
   } else if (major == 2 || major == 3) {
-    if (bytes.size() < 12) ThrowInputError(what, ": truncated .npy header");
+    if (bytes.size() < 12) ThrowDataError(what, ": truncated .npy header");
     header_len = 0;
     for (int i = 3; i >= 0; --i) header_len = (header_len << 8) | static_cast<unsigned char>(bytes[8 + static_cast<size_t>(i)]);
     header_start = 12;
   } else {
-    ThrowInputError(what, ": unsupported .npy format version ", major);
+    ThrowDataError(what, ": unsupported .npy format version ", major);
   }
-  if (header_len > bytes.size() - header_start) ThrowInputError(what, ": truncated .npy header");
+  if (header_len > bytes.size() - header_start) ThrowDataError(what, ": truncated .npy header");
   const std::string header = bytes.substr(header_start, header_len);
   std::string descr = DictValue(header, "descr", what);
   const std::string fortran = DictValue(header, "fortran_order", what);
   const Shape shape = ParseShape(DictValue(header, "shape", what), what);
-  if (fortran.find("True") != std::string::npos) ThrowInputError(what, ": Fortran-order .npy arrays are not supported");
+  if (fortran.find("True") != std::string::npos) ThrowDataError(what, ": Fortran-order .npy arrays are not supported");
   // descr looks like '<f4', '|u1' or '>i8'.
-  if (descr.size() < 5 || descr.front() != '\'' || descr.back() != '\'') ThrowInputError(what, ": malformed dtype ", descr);
+  if (descr.size() < 5 || descr.front() != '\'' || descr.back() != '\'') ThrowDataError(what, ": malformed dtype ", descr);
   descr = descr.substr(1, descr.size() - 2);
   const char order = descr[0];
   const std::string code = descr.substr(1);
@@ -86,13 +86,13 @@ Tensor ParseNpy(const std::string& bytes, const std::string& what) {
   for (const NpyType& t : kTypes) {
     if (code == t.descr) dtype = t.dtype;
   }
-  if (dtype == DataType::kUndefined) ThrowInputError(what, ": unsupported .npy dtype '", descr, "'");
-  if (order == '>' && ElementSize(dtype) > 1) ThrowInputError(what, ": big-endian .npy data is not supported");
+  if (dtype == DataType::kUndefined) ThrowDataError(what, ": unsupported .npy dtype '", descr, "'");
+  if (order == '>' && ElementSize(dtype) > 1) ThrowDataError(what, ": big-endian .npy data is not supported");
   const int64_t n = ShapeSize(shape);
   const size_t data_start = header_start + header_len;
   const size_t have = bytes.size() - data_start;
   if (n > static_cast<int64_t>(have / ElementSize(dtype)) || static_cast<size_t>(n) * ElementSize(dtype) != have) {
-    ThrowInputError(what, ": .npy header says shape ", ShapeToString(shape), " of ", DataTypeName(dtype), " but the file holds ",
+    ThrowDataError(what, ": .npy header says shape ", ShapeToString(shape), " of ", DataTypeName(dtype), " but the file holds ",
                     have, " data bytes");
   }
   Tensor t(dtype, shape);
@@ -112,7 +112,7 @@ std::string EncodeNpy(const Tensor& t) {
   for (const NpyType& nt : kTypes) {
     if (nt.dtype == dtype) code = nt.descr;
   }
-  if (!code) ThrowInputError("cannot write a tensor of type ", DataTypeName(t.dtype()), " as .npy");
+  if (!code) ThrowDataError("cannot write a tensor of type ", DataTypeName(t.dtype()), " as .npy");
   const char order = ElementSize(dtype) == 1 ? '|' : '<';
   std::string shape = "(";
   for (size_t i = 0; i < t.shape().size(); ++i) shape += std::to_string(t.shape()[i]) + (t.shape().size() == 1 ? "," : (i + 1 < t.shape().size() ? ", " : ""));

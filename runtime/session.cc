@@ -61,7 +61,7 @@ std::string DescribeUnsupported(const Graph& g, const std::vector<UnsupportedOp>
 
 void CheckFeed(const ValueInfo& info, const Tensor& t, const std::string& source) {
   if (info.dtype != DataType::kUndefined && info.dtype != t.dtype()) {
-    ThrowInputError(source, ": input '", info.name, "' expects ", DataTypeName(info.dtype), ", got ",
+    ThrowDataError(source, ": input '", info.name, "' expects ", DataTypeName(info.dtype), ", got ",
                     DataTypeName(t.dtype()));
   }
   if (!info.has_shape) return;
@@ -75,7 +75,7 @@ void CheckFeed(const ValueInfo& info, const Tensor& t, const std::string& source
       const Dim& d = info.shape[i];
       expected += (i ? ", " : "") + (d.value >= 0 ? std::to_string(d.value) : (d.param.empty() ? "?" : d.param));
     }
-    ThrowInputError(source, ": input '", info.name, "' expects shape ", expected, "], got ", ShapeToString(t.shape()));
+    ThrowDataError(source, ": input '", info.name, "' expects shape ", expected, "], got ", ShapeToString(t.shape()));
   }
 }
 
@@ -223,14 +223,14 @@ std::vector<Tensor> Session::Run(const std::map<std::string, Tensor>& feeds, con
     if (!slot_of_.count(kv.first) || g.constants.count(kv.first)) {
       std::string names;
       for (const ValueInfo& in : g.inputs) names += (names.empty() ? "" : ", ") + in.name;
-      ThrowInputError(g.source, ": '", kv.first, "' is not an input of the model (inputs: ", names, ")");
+      ThrowDataError(g.source, ": '", kv.first, "' is not an input of the model (inputs: ", names, ")");
     }
   }
   std::vector<Tensor> slots(static_cast<size_t>(num_slots_));
   for (size_t i = 0; i < g.inputs.size(); ++i) {
     const ValueInfo& info = g.inputs[i];
     auto it = feeds.find(info.name);
-    if (it == feeds.end()) ThrowInputError(g.source, ": no value given for input '", info.name, "'");
+    if (it == feeds.end()) ThrowDataError(g.source, ": no value given for input '", info.name, "'");
     CheckFeed(info, it->second, g.source);
     slots[static_cast<size_t>(input_slots_[i])] = it->second;
     if (observer) observer({nullptr, info.name, it->second});
