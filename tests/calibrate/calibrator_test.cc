@@ -6,6 +6,7 @@
 
 #include "runtime/attention_pattern.h"
 #include "runtime/quant_math.h"
+#include "calibrate/sample_reader.h"
 
 namespace ptq {
 namespace {

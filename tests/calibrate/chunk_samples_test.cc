@@ -5,11 +5,13 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cstring>
 #include <filesystem>
 #include <functional>
 
 #include "calibrate/sample_reader.h"
 #include "runtime/error.h"
+#include "runtime/file_util.h"
 #include "runtime/npy.h"
 
 namespace ptq {

@@ -9,6 +9,7 @@
 #include "runtime/npy.h"
 #include "tests/cli/cli_test_util.h"
 #include "tests/runtime/model_builder.h"
+#include "calibrate/sample_reader.h"
 
 namespace ptq {
 namespace {

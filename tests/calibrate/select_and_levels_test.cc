@@ -6,6 +6,7 @@
 #include "calibrate/range_method.h"
 #include "runtime/quant_math.h"
 #include "tests/runtime/model_builder.h"
+#include "calibrate/sample_reader.h"
 
 namespace ptq {
 namespace {

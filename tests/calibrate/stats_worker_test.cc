@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "calibrate/calibration_table.h"
+#include "calibrate/sample_reader.h"
 
 namespace ptq {
 namespace {

@@ -9,6 +9,7 @@
 #include "calibrate/calibrator.h"
 #include "calibrate/stats_worker.h"
 #include "runtime/session.h"
+#include "calibrate/sample_reader.h"
 
 namespace ptq {
 namespace {
