@@ -183,10 +183,18 @@ onnx::ModelProto FixedCopy(const onnx::ModelProto& model, MacCount* count) {
   return copy;
 }
 
+// Declared shapes of outputs and value_info removed (inference then finds them itself, and a wrong one
+// cannot stop it).
+void ClearDeclaredShapes(onnx::ModelProto* m) {
+  m->mutable_graph()->clear_value_info();
+  for (auto& o : *m->mutable_graph()->mutable_output()) o.mutable_type()->mutable_tensor_type()->clear_shape();
+}
+
 // Shape arithmetic folded with the fixed input dims (ptq's clean-up: Shape of statically shaped
-// tensors, then what computes from them), repeated while it finds more, then shape inference (with data
-// propagation; without it when that fails; none when both fail). On a clean-up error the copy is
-// inferred as it was before that round.
+// tensors, then what computes from them), repeated while it finds more, then shape inference: with data
+// propagation; if that throws (a declared shape it contradicts), again without the declared output and
+// value_info shapes; then without data propagation; no inferred shapes when all fail. A clean-up round
+// that throws is undone and ends the clean-up.
 onnx::ModelProto Inferred(onnx::ModelProto fixed, const std::string& model_dir) {
   for (int round = 0; round < 16; ++round) {
     onnx::ModelProto cleaned = fixed;
@@ -201,10 +209,11 @@ onnx::ModelProto Inferred(onnx::ModelProto fixed, const std::string& model_dir) 
     }
   }
   onnx::ModelProto copy;
-  for (bool propagate : {true, false}) {
+  for (int attempt = 0; attempt < 3; ++attempt) {
     copy = fixed;
+    if (attempt > 0) ClearDeclaredShapes(&copy);
     try {
-      onnx::ShapeInferenceOptions options{false, 0, propagate};
+      onnx::ShapeInferenceOptions options{false, 0, attempt < 2};
       onnx::shape_inference::InferShapes(copy, onnx::OpSchemaRegistry::Instance(), options);
       return copy;
     } catch (const std::bad_alloc&) {
