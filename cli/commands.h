@@ -10,5 +10,7 @@ int CalibrateCommand(int argc, char** argv);   // ptq calibrate
 int MergeStatsCommand(int argc, char** argv);  // ptq merge-stats
 int RewriteCommand(int argc, char** argv);     // ptq rewrite
 int QuantizeCommand(int argc, char** argv);    // ptq quantize
+int CompareCommand(int argc, char** argv);     // ptq compare
+int InspectCommand(int argc, char** argv);     // ptq inspect
 
 }  // namespace ptq

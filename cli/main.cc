@@ -23,6 +23,8 @@ commands:
   calibrate    run the float model over calibration data and write the calibration table
   merge-stats  merge the calibration tables of shards into one
   rewrite      write the quantized model from the float model and the calibration table
+  compare      the accuracy report for a float model and a quantized one (by ptq or another tool)
+  inspect      what a model holds: ops, weights by type, size, opsets, inputs/outputs, integer MAC share
 
 options:
   --help     show this help (also: ptq <command> --help)
@@ -43,6 +45,8 @@ constexpr Command kCommands[] = {
     {"merge-stats", ptq::MergeStatsCommand},
     {"rewrite", ptq::RewriteCommand},
     {"quantize", ptq::QuantizeCommand},
+    {"compare", ptq::CompareCommand},
+    {"inspect", ptq::InspectCommand},
 };
 
 // Runs the command named by argv[1]; returns its exit code, mapping errors to theirs.
