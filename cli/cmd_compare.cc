@@ -1,31 +1,19 @@
 // ptq compare: the accuracy report for a float model and a quantized one (by ptq or another tool).
 #include <unistd.h>
 
-#include <onnx/onnx_pb.h>
-
-#include <filesystem>
 #include <iostream>
-#include <memory>
 
 #include "calibrate/sample_reader.h"
 #include "cli/args.h"
 #include "cli/commands.h"
-#include "report/compare_models.h"
-#include "report/html_report.h"
-#include "report/model_inspect.h"
+#include "cli/compare_job.h"
 #include "report/terminal_report.h"
 #include "runtime/error.h"
-#include "runtime/file_util.h"
-#include "runtime/model_io.h"
-#include "runtime/npy.h"
 #include "runtime/session.h"
-#include "runtime/sha256.h"
 #include "runtime/threading.h"
 
 namespace ptq {
 namespace {
-
-namespace fs = std::filesystem;
 
 constexpr const char* kCompareUsage = R"(usage: ptq compare FLOAT INT8 --data DIR [--labels L.npy] [--report R] [--batch-size N] [--max-samples N] [--threads N] [--literal-qdq] [--quiet]
 
@@ -46,35 +34,6 @@ folder of <input>.npy, an .npz, or test_data_set_* folders.
 --quiet          no progress or warnings on stderr, and no table when --report is given
 )";
 
-struct LoadedModel {
-  std::shared_ptr<const Graph> graph;
-  int64_t bytes = 0;
-  std::string sha256;
-  std::string ptq_float_sha256;  // metadata_props' ptq_float_model_sha256 (models made by ptq)
-};
-
-LoadedModel Load(const std::string& path) {
-  onnx::ModelProto proto;
-  LoadModelProto(path, &proto);
-  LoadedModel m;
-  m.bytes = ModelBytesOnDisk(proto, path);
-  m.sha256 = Sha256FileHex(path);
-  for (const auto& p : proto.metadata_props()) {
-    if (p.key() == "ptq_float_model_sha256") m.ptq_float_sha256 = p.value();
-  }
-  const std::string dir = fs::path(path).parent_path().string();
-  m.graph = std::make_shared<const Graph>(GraphFromModel(std::move(proto), dir.empty() ? "." : dir, path));
-  return m;
-}
-
-// An output path must not be one of the models.
-void RefuseModelPath(const std::string& out, const std::vector<std::string>& models) {
-  for (const std::string& m : models) {
-    std::error_code ec;
-    if (fs::exists(out, ec) && fs::equivalent(out, m, ec)) ThrowUsageError("--report ", out, " is the model ", m);
-  }
-}
-
 }  // namespace
 
 int CompareCommand(int argc, char** argv) {
@@ -85,70 +44,28 @@ int CompareCommand(int argc, char** argv) {
     return 0;
   }
   if (args.positional().size() != 2) ThrowUsageError("ptq compare takes two models, FLOAT and INT8 (see ptq compare --help)");
-  const std::string float_path = args.positional()[0], int8_path = args.positional()[1];
-  const std::string data = args.Require("data");
-  const std::string report_path = args.Get("report");
-  const fs::path rp(report_path);
-  if (!report_path.empty() && rp.extension() != ".json" && rp.extension() != ".html" && rp.extension() != ".md") {
-    ThrowUsageError("--report ", report_path, ": the name must end in .json, .html or .md");
-  }
-  const std::string json_path =
-      rp.extension() == ".json" ? report_path : (rp.parent_path() / (rp.stem().string() + ".json")).string();
-  if (!report_path.empty()) {
-    RefuseModelPath(report_path, {float_path, int8_path});
-    RefuseModelPath(json_path, {float_path, int8_path});
-  }
-  SampleOptions so;
-  so.batch_size = args.GetInt("batch-size", 1);
-  so.max_samples = args.GetInt("max-samples", -1);
-  if (so.batch_size < 1) ThrowUsageError("--batch-size must be at least 1");
-  if (args.Has("max-samples") && so.max_samples < 1) ThrowUsageError("--max-samples must be at least 1");
+  CompareRequest r;
+  r.float_path = args.positional()[0];
+  r.int8_path = args.positional()[1];
+  r.data_name = args.Require("data");
+  r.data = FileSamples(r.data_name);
+  r.labels_path = args.Get("labels");
+  r.report_path = args.Get("report");
+  r.options.batch_size = args.GetInt("batch-size", 1);
+  r.options.max_samples = args.GetInt("max-samples", -1);
+  if (r.options.batch_size < 1) ThrowUsageError("--batch-size must be at least 1");
+  if (args.Has("max-samples") && r.options.max_samples < 1) ThrowUsageError("--max-samples must be at least 1");
   const bool quiet = args.Has("quiet");
   SetNumThreads(args.GetInt("threads", 0));
   SessionOptions::SetDefaultLiteralQdq(args.Has("literal-qdq"));
-
-  const LoadedModel f = Load(float_path);
-  const LoadedModel q = Load(int8_path);
-  const Graph inputs = SharedInputs(*f.graph, *q.graph);
-  auto reader = std::make_shared<SampleReader>(SampleReader::Open(inputs, data, so));
-  Tensor labels;
-  if (args.Has("labels")) labels = ReadNpy(args.Get("labels"));
+  if (!quiet) std::cerr << "ptq: comparing " << r.float_path << " and " << r.int8_path << " on " << r.data_name << "\n";
+  const CompareOutcome out = RunCompare(r);
   if (!quiet) {
-    std::cerr << "ptq: comparing " << float_path << " and " << int8_path << " on " << reader->num_samples()
-              << " samples of " << data << "\n";
+    for (const auto& w : out.warnings) std::cerr << "ptq: warning: " << w << "\n";
   }
-  CompareOptions options;
-  options.labels_name = args.Get("labels");
-  options.provenance = {{"command", "compare"},
-                        {"model", float_path},
-                        {"quantized_model", int8_path},
-                        {"model_sha256", f.sha256},
-                        {"quantized_model_sha256", q.sha256},
-                        {"validation_data", data}};
-  options.model = {{"float_bytes", f.bytes}, {"int8_bytes", q.bytes}};
-  const BatchSourceFactory batches = [reader]() -> BatchSource {
-    reader->Rewind();
-    return [reader](std::map<std::string, Tensor>* b, int64_t* n) { return reader->Next(b, n); };
-  };
-  nlohmann::json report = CompareModels(*f.graph, *q.graph, batches, args.Has("labels") ? &labels : nullptr, options);
-  if (!q.ptq_float_sha256.empty() && q.ptq_float_sha256 != f.sha256) {
-    report["warnings"].push_back(int8_path + " was made by ptq from a float model with another SHA-256 (" +
-                                 q.ptq_float_sha256 + ") than " + float_path + " (" + f.sha256 + ")");
-  }
-  if (!quiet) {
-    for (const auto& w : reader->warnings()) std::cerr << "ptq: warning: " << w << "\n";
-    for (const auto& w : report["warnings"]) std::cerr << "ptq: warning: " << w.get<std::string>() << "\n";
-  }
-  if (!report_path.empty()) {
-    AtomicFileSet files;  // the report's files appear together, each complete
-    files.Add(json_path, report.dump(1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n");
-    if (rp.extension() == ".html") files.Add(report_path, RenderHtmlReport(report));
-    if (rp.extension() == ".md") files.Add(report_path, RenderTerminalReport(report, false, 1000));
-    files.Commit();
-  }
-  if (!quiet || report_path.empty()) std::cout << RenderTerminalReport(report, ::isatty(1) != 0);
-  if (!quiet && !report_path.empty()) {
-    std::cout << "report: " << report_path << (report_path != json_path ? " and " + json_path : "") << "\n";
+  if (!quiet || r.report_path.empty()) std::cout << RenderTerminalReport(out.report, ::isatty(1) != 0);
+  if (!quiet && !r.report_path.empty()) {
+    std::cout << "report: " << r.report_path << (r.report_path != out.json_path ? " and " + out.json_path : "") << "\n";
   }
   return 0;
 }

@@ -7,5 +7,6 @@ namespace ptq::python {
 
 void DefineSession(pybind11::module_& m);  // py_session.cc: ptq.Session
 void DefineJobs(pybind11::module_& m);     // py_jobs.cc: quantize, calibrate, rewrite, load_table
+void DefineCompare(pybind11::module_& m);  // py_compare.cc: compare, inspect
 
 }  // namespace ptq::python
