@@ -7,19 +7,9 @@
 #include <string>
 #include <vector>
 
-namespace onnx {
-class ModelProto;
-}
+#include "report/static_shapes.h"
 
 namespace ptq {
-
-// One dynamic dim of a graph input that the count had to fix.
-struct AssumedDim {
-  std::string input;
-  int dim = 0;
-  std::string param;  // the symbolic name; "" for an unnamed dim
-  int64_t value = 1;
-};
 
 struct MacCount {
   int64_t total = 0;    // every MatMul/Gemm/Conv-like node whose shapes are known
@@ -43,11 +33,8 @@ struct MacCount {
 // strides, dilations, pads and auto_pad. Integer work: QLinearMatMul, MatMulInteger, QLinearConv,
 // ConvInteger, and com.microsoft's MatMulIntegerToFloat, DynamicQuantizeMatMul, QGemm, QLinearConv;
 // and MatMul/Gemm/Conv in QDQ form (both inputs from DequantizeLinear). Float work: the other
-// MatMul/Gemm/Conv. Shapes: on a copy of the model whose graph inputs have every dim that is not a
-// fixed number set to 1 (listed in `assumed`), ptq's clean-up folds the shape arithmetic (Shape of
-// statically shaped tensors and what computes from it, as CleanUpModel), then ONNX's shape inference
-// (with data propagation) runs. `model_dir` resolves external data of small constants the clean-up
-// reads. Never throws on a shape it cannot find: such nodes are listed in `unknown`.
+// MatMul/Gemm/Conv. Shapes from InferStaticShapes (dynamic input dims taken as 1, listed in `assumed`).
+// Never throws on a shape it cannot find: such nodes are listed in `unknown`.
 MacCount CountMacs(const onnx::ModelProto& model, const std::string& model_dir);
 
 }  // namespace ptq

@@ -72,19 +72,19 @@ class Walker {
  public:
   Walker(ModelInspection* m, const std::string& dir) : m_(m), dir_(dir) {}
 
-  void Graph(const onnx::GraphProto& g) {
-    for (const auto& t : g.initializer()) Tensor(t);
-    for (const auto& s : g.sparse_initializer()) Tensor(s.values());
+  void Walk(const onnx::GraphProto& g) {
+    for (const auto& t : g.initializer()) AddTensor(t);
+    for (const auto& s : g.sparse_initializer()) AddTensor(s.values());
     for (const auto& n : g.node()) {
       ++m_->nodes;
       ++m_->op_counts[OpKey(n)];
       const bool constant = n.op_type() == "Constant" && (n.domain().empty() || n.domain() == "ai.onnx");
       for (const auto& a : n.attribute()) {
-        if (a.has_g()) Graph(a.g());
-        for (const auto& sub : a.graphs()) Graph(sub);
+        if (a.has_g()) Walk(a.g());
+        for (const auto& sub : a.graphs()) Walk(sub);
         if (!constant) continue;
-        if (a.has_t()) Tensor(a.t());
-        if (a.has_sparse_tensor()) Tensor(a.sparse_tensor().values());
+        if (a.has_t()) AddTensor(a.t());
+        if (a.has_sparse_tensor()) AddTensor(a.sparse_tensor().values());
         if (a.name() == "value_float") Add(1, 1, 4);
         if (a.name() == "value_floats") Add(1, a.floats_size(), 4 * int64_t{a.floats_size()});
         if (a.name() == "value_int") Add(7, 1, 8);
@@ -102,7 +102,7 @@ class Walker {
   const std::set<std::string>& external() const { return external_; }
 
  private:
-  void Tensor(const onnx::TensorProto& t) {
+  void AddTensor(const onnx::TensorProto& t) {
     int64_t n = 1;
     for (int64_t d : t.dims()) n = d < 0 || (d > 0 && n > INT64_MAX / d) ? 0 : n * d;
     int64_t bytes = 0;
@@ -144,7 +144,7 @@ int64_t ModelBytesOnDisk(const onnx::ModelProto& model, const std::string& path)
   ModelInspection scratch;
   scratch.path = path;
   Walker w(&scratch, FolderOf(path));
-  w.Graph(model.graph());
+  w.Walk(model.graph());
   int64_t bytes = FileSize(path);
   for (const std::string& f : w.external()) bytes += FileSize(f);
   return bytes;
@@ -157,7 +157,7 @@ ModelInspection InspectModel(const std::string& path) {
   m.path = path;
   m.file_bytes = FileSize(path);
   Walker w(&m, FolderOf(path));
-  w.Graph(model.graph());
+  w.Walk(model.graph());
   for (const std::string& f : w.external()) {
     m.external_files.push_back(f);
     m.external_bytes += FileSize(f);

@@ -180,6 +180,23 @@ TEST(CompareCommand, ModelsWithOnnxRuntimeNamesGetTheSameLayerRows) {
   }
 }
 
+// ptq's metadata names the float model an int8 model was made from (its SHA-256): comparing it with
+// another file (here the same graph with another doc_string) is done, with a warning in the report.
+TEST(CompareCommand, WarnsWhenTheInt8ModelWasMadeFromAnotherFloatModel) {
+  TempDir tmp;
+  Quantize(tmp.path(), kCnn + "digits_cnn.onnx", kCnn + "calib", "", "qoperator", 1, "q.onnx");
+  onnx::ModelProto other;
+  LoadModelProto(kCnn + "digits_cnn.onnx", &other);
+  other.set_doc_string("another file");
+  SaveModelProto(other, (tmp.path() / "other.onnx").string());
+  const auto r = Compare((tmp.path() / "other.onnx").string() + " " + (tmp.path() / "q.onnx").string() + " --data " + kCnn +
+                             "eval",
+                         tmp.path() / "r.json");
+  ASSERT_EQ(r["warnings"].size(), 1u) << r["warnings"];
+  EXPECT_NE(r["warnings"][0].get<std::string>().find("from a float model with another SHA-256"), std::string::npos);
+  EXPECT_EQ(r["layers"].size(), 6u);  // the graphs are the same: every layer is still matched
+}
+
 TEST(CompareCommand, ReportAsHtmlOrMarkdownWithTheJsonBeside) {
   TempDir tmp;
   const std::string args = kCnn + "digits_cnn.onnx " + kCnn + "digits_cnn.onnx --data " + kCnn + "eval --max-samples 8";
