@@ -13,28 +13,15 @@
 #include "runtime/error.h"
 #include "runtime/file_util.h"
 #include "runtime/npy.h"
+#include "tests/calibrate/input_graph_util.h"
 
 namespace ptq {
 namespace {
 
 namespace fs = std::filesystem;
 
-// dims < 0 are symbolic: "N" for axis 0, "S<axis>" otherwise.
-ValueInfo In(const std::string& name, DataType dtype, const std::vector<int64_t>& dims) {
-  ValueInfo v;
-  v.name = name;
-  v.dtype = dtype;
-  v.has_shape = true;
-  for (size_t i = 0; i < dims.size(); ++i) v.shape.push_back(Dim{dims[i], dims[i] >= 0 ? "" : (i == 0 ? "N" : "S" + std::to_string(i))});
-  return v;
-}
-
-Graph Model(std::vector<ValueInfo> inputs) {
-  Graph g;
-  g.inputs = std::move(inputs);
-  g.source = "model.onnx";
-  return g;
-}
+using testing::In;
+using testing::Model;
 
 // rows x cols floats starting at row `first`: element [r, c] = 100 * (first + r) + c.
 Tensor Rows(int64_t first, int64_t rows, int64_t cols) {

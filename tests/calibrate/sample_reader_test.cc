@@ -14,6 +14,7 @@
 #include "runtime/file_util.h"
 #include "runtime/npy.h"
 #include "runtime/tensor_proto.h"
+#include "tests/calibrate/input_graph_util.h"
 
 namespace ptq {
 namespace {
@@ -34,22 +35,8 @@ class TempDir {
   fs::path path_;
 };
 
-// dims < 0 are symbolic, named "N" for axis 0 and "S<axis>" otherwise.
-ValueInfo In(const std::string& name, DataType dtype, const std::vector<int64_t>& dims) {
-  ValueInfo v;
-  v.name = name;
-  v.dtype = dtype;
-  v.has_shape = true;
-  for (size_t i = 0; i < dims.size(); ++i) v.shape.push_back(Dim{dims[i], dims[i] >= 0 ? "" : (i == 0 ? "N" : "S" + std::to_string(i))});
-  return v;
-}
-
-Graph Model(std::vector<ValueInfo> inputs) {
-  Graph g;
-  g.inputs = std::move(inputs);
-  g.source = "model.onnx";
-  return g;
-}
+using testing::In;
+using testing::Model;
 
 // rows x cols floats, element [r, c] = 100 * r + c.
 Tensor Rows(int64_t rows, int64_t cols) {
