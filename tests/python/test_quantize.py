@@ -166,3 +166,23 @@ def test_a_config_file_path_with_its_own_data(cnn, tmp_path):
     from_module = graph_without_provenance(r.model)
     run_cli("quantize", "--config", path, "--quiet")  # the same outputs, written again
     assert from_module == graph_without_provenance(cnn["output"])
+
+
+def test_arrays_of_the_models_dtype_are_used_in_place(cnn, tmp_path):
+    import sys
+    x = load_npy_folder(DATA / "digits_cnn" / "calib")["images"]
+    exact = [np.ascontiguousarray(x[i:i + 16]) for i in range(0, 64, 16)]  # float32, as the model takes
+    wide = [a.astype(np.float64) for a in exact]                            # converted by ptq
+    refs = {}
+
+    def run(arrays, key):
+        def progress(stage, done, total):
+            if stage == "validation" and key not in refs:
+                refs[key] = sys.getrefcount(arrays[0]) - 1  # without getrefcount's own argument
+        ptq.quantize(python_config(cnn, tmp_path, key), calibration_data=({"images": a} for a in arrays), progress=progress)
+
+    run(exact, "exact")
+    run(wide, "wide")
+    # The one-shot generator's batches are kept for validation: the arrays themselves (the list's
+    # reference and ptq's), or for float64 a float32 copy (the list's reference only).
+    assert refs == {"exact": 2, "wide": 1}
