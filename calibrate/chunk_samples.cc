@@ -37,7 +37,7 @@ ChunkSamples::ChunkSamples(const Graph& graph, ChunkPull pull, const SampleOptio
     if (!FreeBatch(v) && batch_ > 1) {
       batch_ = 1;
       notes_.push_back(StrCat("calibration.batch_size ", options.batch_size, " is not used: model input '", v.name,
-                              "' has shape ", DimsToString(v), v.shape.empty() ? "" : " with a fixed first dimension",
+                              "' has shape ", DeclaredShapeString(v), v.shape.empty() ? "" : " with a fixed first dimension",
                               "; one sample per run"));
     }
   }

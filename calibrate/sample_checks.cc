@@ -9,16 +9,6 @@
 
 namespace ptq {
 
-std::string DimsToString(const ValueInfo& v) {
-  if (!v.has_shape) return "(no declared shape)";
-  std::string s = "[";
-  for (size_t i = 0; i < v.shape.size(); ++i) {
-    s += (i ? ", " : "") + (v.shape[i].value >= 0 ? std::to_string(v.shape[i].value)
-                                                  : (v.shape[i].param.empty() ? "?" : v.shape[i].param));
-  }
-  return s + "]";
-}
-
 bool FreeBatch(const ValueInfo& v) { return !v.has_shape || (!v.shape.empty() && v.shape[0].value < 0); }
 
 // Checks dtype, rank and fixed dims of `shape` (data for one input) against the model's declaration.
@@ -32,13 +22,13 @@ void CheckSampleShape(const ValueInfo& v, DataType dtype, const Shape& shape, si
   if (!v.has_shape) return;
   const size_t rank = v.shape.empty() && first_axis == 1 ? 1 : v.shape.size();  // rank 0: a 1-D array of samples
   if (shape.size() != rank) {
-    ThrowDataError(prefix, "has shape ", DimsToString(v), " (rank ", v.shape.size(), ") but the data has shape ",
+    ThrowDataError(prefix, "has shape ", DeclaredShapeString(v), " (rank ", v.shape.size(), ") but the data has shape ",
                     ShapeToString(shape), first_axis == 1 ? " (its first axis counts samples)" : "");
   }
   for (size_t i = first_axis; i < v.shape.size(); ++i) {
     const Dim& d = v.shape[i];
     if (d.value >= 0 && d.value != shape[i]) {
-      ThrowDataError(prefix, "has shape ", DimsToString(v), ": dimension ", i, " must be ", d.value, " but the data has shape ",
+      ThrowDataError(prefix, "has shape ", DeclaredShapeString(v), ": dimension ", i, " must be ", d.value, " but the data has shape ",
                       ShapeToString(shape));
     }
     if (d.value < 0 && !d.param.empty() && i >= 1) {

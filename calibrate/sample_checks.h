@@ -12,9 +12,6 @@
 
 namespace ptq {
 
-// The declared shape of a model input, e.g. "[batch, 3, 224, 224]".
-std::string DimsToString(const ValueInfo& v);
-
 // Whether the input's dimension 0 is free (so samples can be batched along it).
 bool FreeBatch(const ValueInfo& v);
 

@@ -277,7 +277,7 @@ SampleReader SampleReader::Open(const Graph& graph, const std::string& data_path
     if (!FreeBatch(in->info) && r.batch_ > 1) {
       r.batch_ = 1;
       r.notes_.push_back(StrCat("calibration.batch_size ", o.batch_size, " is not used: model input '", in->info.name,
-                                "' has shape ", DimsToString(in->info), in->info.shape.empty() ? "" : " with a fixed first dimension",
+                                "' has shape ", DeclaredShapeString(in->info), in->info.shape.empty() ? "" : " with a fixed first dimension",
                                 "; one sample per run"));
     }
   }

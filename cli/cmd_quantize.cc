@@ -42,14 +42,11 @@ int QuantizeCommand(int argc, char** argv) {
     return 0;
   }
   const ConfigFile config = LoadConfig(args.Require("config"), args.GetAll("set"));
-  const CalibrationConfig cal = ParseCalibrationConfig(config.json, config.dir);
-  const QuantizationOptions rc = ParseQuantizationOptions(config.json);
-  const ValidationConfig val = ParseValidationConfig(config.json, config.dir);
-  if (rc.fallback_auto && !val.gate.any()) {
-    ThrowUsageError("'quantization.fallback' is \"auto\" but 'validation.gate' sets no threshold to meet");
-  }
+  const QuantizeSections sections = ParseQuantizeSections(config);
+  const CalibrationConfig& cal = sections.cal;
+  const ValidationConfig& val = sections.val;
   if (args.Has("print-config")) {
-    std::cout << EffectiveConfig(config, cal, rc, val).dump(2) << "\n";
+    std::cout << EffectiveConfig(config, cal, sections.quant, val).dump(2) << "\n";
     return 0;
   }
   if (cal.data.empty()) ThrowUsageError("'calibration.data' is required to calibrate");

@@ -127,13 +127,20 @@ std::vector<Recovery> MeasureRecovery(const Graph& float_graph, const FallbackCa
 
 }  // namespace
 
-QuantizeOutcome RunQuantize(const ConfigFile& config, const QuantizeData& data, const QuantizeHooks& hooks) {
-  const CalibrationConfig cal = ParseCalibrationConfig(config.json, config.dir);
-  const QuantizationOptions rc = ParseQuantizationOptions(config.json);
-  const ValidationConfig val = ParseValidationConfig(config.json, config.dir);
-  if (rc.fallback_auto && !val.gate.any()) {
+QuantizeSections ParseQuantizeSections(const ConfigFile& config) {
+  QuantizeSections s{ParseCalibrationConfig(config.json, config.dir), ParseQuantizationOptions(config.json),
+                     ParseValidationConfig(config.json, config.dir)};
+  if (s.quant.fallback_auto && !s.val.gate.any()) {
     ThrowUsageError("'quantization.fallback' is \"auto\" but 'validation.gate' sets no threshold to meet");
   }
+  return s;
+}
+
+QuantizeOutcome RunQuantize(const ConfigFile& config, const QuantizeData& data, const QuantizeHooks& hooks) {
+  const QuantizeSections sections = ParseQuantizeSections(config);
+  const CalibrationConfig& cal = sections.cal;
+  const QuantizationOptions& rc = sections.quant;
+  const ValidationConfig& val = sections.val;
   if (!data.calibration) ThrowUsageError("'calibration.data' is required to calibrate");
   if (fs::exists(config.output) && fs::equivalent(config.output, config.model)) {
     ThrowUsageError("'output' is the input model ", config.model, "; ptq never overwrites it");

@@ -9,10 +9,23 @@
 
 #include <nlohmann/json.hpp>
 
+#include "calibrate/calibration_config.h"
 #include "calibrate/sample_source.h"
 #include "cli/config_file.h"
+#include "report/validation_config.h"
 
 namespace ptq {
+
+// The config's sections the job reads.
+struct QuantizeSections {
+  CalibrationConfig cal;
+  QuantizationOptions quant;
+  ValidationConfig val;
+};
+
+// Parses them (usage errors name the key) and checks them together: quantization.fallback "auto" needs
+// a validation.gate threshold.
+QuantizeSections ParseQuantizeSections(const ConfigFile& config);
 
 // Where the samples come from.
 struct QuantizeData {

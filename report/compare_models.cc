@@ -12,18 +12,8 @@
 namespace ptq {
 namespace {
 
-std::string DimsText(const ValueInfo& v) {
-  if (!v.has_shape) return "(no shape)";
-  std::string s = "[";
-  for (size_t i = 0; i < v.shape.size(); ++i) {
-    const Dim& d = v.shape[i];
-    s += (i ? ", " : "") + (d.value >= 0 ? std::to_string(d.value) : d.param.empty() ? "?" : d.param);
-  }
-  return s + "]";
-}
-
 std::string TypeText(const ValueInfo& v) {
-  return (v.is_tensor ? DataTypeName(v.dtype) : std::string("non-tensor")) + " " + DimsText(v);
+  return (v.is_tensor ? DataTypeName(v.dtype) : std::string("non-tensor")) + " " + DeclaredShapeString(v);
 }
 
 std::string NameList(const std::vector<ValueInfo>& values) {

@@ -31,6 +31,10 @@ struct ValueInfo {
   std::vector<Dim> shape;
 };
 
+// The declared shape for messages: "[batch, 3, 224, 224]" (symbolic dims by name, unknown ones "?"),
+// or "(no declared shape)".
+std::string DeclaredShapeString(const ValueInfo& v);
+
 struct Node {
   std::string name;
   std::string op_type;

@@ -70,12 +70,8 @@ void CheckFeed(const ValueInfo& info, const Tensor& t, const std::string& source
     ok = info.shape[i].value < 0 || info.shape[i].value == t.shape()[i];
   }
   if (!ok) {
-    std::string expected = "[";
-    for (size_t i = 0; i < info.shape.size(); ++i) {
-      const Dim& d = info.shape[i];
-      expected += (i ? ", " : "") + (d.value >= 0 ? std::to_string(d.value) : (d.param.empty() ? "?" : d.param));
-    }
-    ThrowDataError(source, ": input '", info.name, "' expects shape ", expected, "], got ", ShapeToString(t.shape()));
+    ThrowDataError(source, ": input '", info.name, "' expects shape ", DeclaredShapeString(info), ", got ",
+                   ShapeToString(t.shape()));
   }
 }
 

@@ -19,7 +19,6 @@
 #include "cli/quantize_job.h"
 #include "cli/rewrite_job.h"
 #include "cli/watched_samples.h"
-#include "report/validation_config.h"
 #include "runtime/error.h"
 #include "runtime/file_util.h"
 #include "runtime/json_fields.h"
@@ -66,6 +65,21 @@ void SetThreads(std::optional<int> threads) {
   SetNumThreads(threads.value_or(0));
 }
 
+// Passes over `data` when it is given (a PyData kept in `holder`, named `what`), else over the files at
+// `path` (a config's data key); empty when there are neither. `name` says which, for messages.
+SampleSourceFactory SamplesFrom(const py::object& data, const std::string& path, const char* what, int64_t buffer_bytes,
+                                std::optional<PyData>* holder, std::string* name) {
+  if (!data.is_none()) {
+    holder->emplace(data, what, buffer_bytes);
+    *name = what;
+    return (*holder)->Factory(false);
+  }
+  *name = path;
+  return path.empty() ? SampleSourceFactory() : FileSamples(path);
+}
+
+constexpr const char* kNoCalibrationData = "no calibration data: pass calibration_data or set 'calibration.data' in the config";
+
 struct QuantizeResult {
   std::string model, data_file, report_path, json_path, table_path;
   py::object report;
@@ -77,30 +91,17 @@ QuantizeResult Quantize(const py::object& config_arg, const py::object& calibrat
                         const py::object& progress, std::optional<int> threads, bool literal_qdq, bool quiet,
                         int64_t one_shot_buffer_bytes) {
   const ConfigFile config = ToConfig(config_arg);
-  const CalibrationConfig cal = ParseCalibrationConfig(config.json, config.dir);
-  const ValidationConfig val = ParseValidationConfig(config.json, config.dir);
+  const QuantizeSections sections = ParseQuantizeSections(config);
   SetThreads(threads);
   SessionOptions::SetDefaultLiteralQdq(literal_qdq);
   std::optional<PyData> cal_data, val_data;
   QuantizeData data;
-  if (!calibration_data.is_none()) {
-    cal_data.emplace(calibration_data, "calibration_data", one_shot_buffer_bytes);
-    data.calibration = cal_data->Factory(false);
-    data.calibration_name = "calibration_data";
-  } else if (!cal.data.empty()) {
-    data.calibration = FileSamples(cal.data);
-    data.calibration_name = cal.data;
-  } else {
-    ThrowUsageError("no calibration data: pass calibration_data or set 'calibration.data' in the config");
-  }
-  if (!validation_data.is_none()) {
-    val_data.emplace(validation_data, "validation_data", one_shot_buffer_bytes);
-    data.validation = val_data->Factory(false);
-    data.validation_name = "validation_data";
-  } else if (!val.data.empty()) {
-    data.validation = FileSamples(val.data);
-    data.validation_name = val.data;
-  } else if (cal_data) {  // validation on the calibration data: a one-shot iterator's kept batches will do
+  data.calibration = SamplesFrom(calibration_data, sections.cal.data, "calibration_data", one_shot_buffer_bytes, &cal_data,
+                                 &data.calibration_name);
+  if (!data.calibration) ThrowUsageError(kNoCalibrationData);
+  data.validation = SamplesFrom(validation_data, sections.val.data, "validation_data", one_shot_buffer_bytes, &val_data,
+                                &data.validation_name);
+  if (!data.validation && cal_data) {  // validation on the calibration data: a one-shot iterator's kept batches will do
     data.validation = cal_data->Factory(true);
     data.validation_name = "calibration_data";
   }
@@ -129,15 +130,10 @@ py::object Calibrate(const py::object& config_arg, const py::object& calibration
   const CalibrationConfig cal = ParseCalibrationConfig(config.json, config.dir);
   SetThreads(threads);
   std::optional<PyData> cal_data;
-  SampleSourceFactory samples;
-  if (!calibration_data.is_none()) {
-    cal_data.emplace(calibration_data, "calibration_data", one_shot_buffer_bytes);
-    samples = cal_data->Factory(false);
-  } else if (!cal.data.empty()) {
-    samples = FileSamples(cal.data);
-  } else {
-    ThrowUsageError("no calibration data: pass calibration_data or set 'calibration.data' in the config");
-  }
+  std::string name;
+  SampleSourceFactory samples =
+      SamplesFrom(calibration_data, cal.data, "calibration_data", one_shot_buffer_bytes, &cal_data, &name);
+  if (!samples) ThrowUsageError(kNoCalibrationData);
   std::string out = table.value_or(cal.table);
   if (out.empty()) out = DefaultTablePath(config);
   const auto hook = ProgressHook(progress);
@@ -176,8 +172,9 @@ std::string Rewrite(const py::object& config_arg, const py::object& table, const
 }
 
 py::object LoadTable(const std::string& path) {
-  (void)ReadQuantTable(path);  // checked as the rewrite reads it
-  return py::module_::import("json").attr("loads")(ReadFileToString(path, int64_t{1} << 34));
+  const std::string text = ReadTableFile(path);
+  (void)ParseQuantTable(text, path);  // checked as the rewrite reads it
+  return py::module_::import("json").attr("loads")(text);
 }
 
 }  // namespace
