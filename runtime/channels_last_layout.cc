@@ -112,7 +112,7 @@ class Converter {
     if (order.size() != g_.nodes.size()) return g_;  // a cycle: the session refuses the graph
     for (size_t i : order) {
       const Node& n = g_.nodes[i];
-      if (!Convert(n) && !Pool(n) && !Normalize(n) && !Concat(n) && !Resize(n) && !Follow(n)) Keep(n);
+      if (!Convert(n) && !Pool(n) && !WindowPool(n) && !Normalize(n) && !Concat(n) && !Resize(n) && !Follow(n)) Keep(n);
     }
     for (const ValueInfo& o : g_.outputs) Nchw(o.name);
     if (count) *count = count_;
@@ -200,6 +200,17 @@ class Converter {
     inputs[0] = twin_[n.inputs[0]];
     for (size_t i = 1; i < inputs.size(); ++i) Nchw(inputs[i]);
     Emit(n, true, std::move(inputs), n.attrs);
+    return true;
+  }
+
+  // A MaxPool of a 4-D tensor with a twin and no Indices output: the ptq.fused kernel pools channels last.
+  bool WindowPool(const Node& n) {
+    if (!n.domain.empty() || n.op_type != "MaxPool" || n.inputs.size() != 1 || !twin_.count(n.inputs[0]) ||
+        n.outputs.empty() || (n.outputs.size() > 1 && !n.outputs[1].empty()) ||
+        n.attrs.GetInts("kernel_shape", {}).size() != 2 || n.attrs.GetInt("storage_order", 0) != 0) {
+      return false;
+    }
+    Emit(n, true, {twin_[n.inputs[0]]}, n.attrs);
     return true;
   }
 

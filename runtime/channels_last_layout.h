@@ -9,8 +9,9 @@ namespace ptq {
 
 // The attribute that makes a ptq.fused QLinearConv, ConvIntegerToFloat or FusedConv take x as
 // [N, H, W, C] and write y as [N, OH, OW, M] (ConvGeometry::channels_last), a ptq.fused
-// GlobalAveragePool or QLinearGlobalAveragePool take x as [N, H, W, C] and write [N, 1, 1, C], and a
-// ptq.fused BatchNormalization normalise the last axis.
+// GlobalAveragePool or QLinearGlobalAveragePool take x as [N, H, W, C] and write [N, 1, 1, C], a
+// ptq.fused MaxPool take x as [N, H, W, C] and write [N, OH, OW, C], and a ptq.fused BatchNormalization
+// normalise the last axis.
 constexpr const char* kChannelsLast = "channels_last";
 
 struct ChannelsLastCount {
@@ -31,7 +32,8 @@ struct ChannelsLastCount {
 //    channels-last twin replaced by its copy on the twins (constant inputs of rank 4 or less transposed
 //    once, scalars as they are), writing twins in turn;
 //  - every GlobalAveragePool (float) and ptq.fused QLinearGlobalAveragePool of a tensor with a twin
-//    replaced by the ptq.fused op with channels_last = 1 writing [N, 1, 1, C], every BatchNormalization
+//    replaced by the ptq.fused op with channels_last = 1 writing [N, 1, 1, C], every MaxPool of a twin with a
+//    2-D window and no Indices output by the ptq.fused MaxPool with channels_last = 1, every BatchNormalization
 //    (inference, constant parameters) by the ptq.fused one normalising the last axis, every Concat of
 //    twins (or 4-D constants) by a Concat along the axis's place in NHWC, and every Resize (opset 11+)
 //    of a twin by constant scales or sizes by a Resize with them in NHWC order (all counted as followers);

@@ -156,6 +156,83 @@ TEST(ChannelsLastLayout, NormalizationResizeAndConcatFollow) {
   }
 }
 
+// Three MaxPools of tensor `in` (3x3 stride 2 padded; 2x2 dilated with ceil_mode; 3x3 with the Indices
+// output), writing p1, p2, p3 and idx.
+void AddMaxPools(ModelBuilder& b, const std::string& in) {
+  auto& p1 = b.Node("MaxPool", {in}, {"p1"}, "pool_strided");
+  p1.add_attribute()->CopyFrom(IntsAttr("kernel_shape", {3, 3}));
+  p1.add_attribute()->CopyFrom(IntsAttr("strides", {2, 2}));
+  p1.add_attribute()->CopyFrom(IntsAttr("pads", {1, 1, 1, 1}));
+  auto& p2 = b.Node("MaxPool", {in}, {"p2"}, "pool_dilated");
+  p2.add_attribute()->CopyFrom(IntsAttr("kernel_shape", {2, 2}));
+  p2.add_attribute()->CopyFrom(IntsAttr("dilations", {2, 2}));
+  p2.add_attribute()->CopyFrom(IntsAttr("strides", {2, 2}));
+  p2.add_attribute()->CopyFrom(IntAttr("ceil_mode", 1));
+  b.Node("MaxPool", {in}, {"p3", "idx"}, "pool_indices").add_attribute()->CopyFrom(IntsAttr("kernel_shape", {3, 3}));
+  b.Output("p1", DataType::kFloat).Output("p2", DataType::kFloat).Output("p3", DataType::kFloat);
+  b.Output("idx", DataType::kInt64);
+}
+
+// MaxPool windows of a float convolution's output follow it channels last (those with an Indices output
+// stay channels first) and give the bits a channels-first MaxPool gives on the same convolution output.
+TEST(ChannelsLastLayout, MaxPoolFollowsWithTheBitsOfTheChannelsFirstPool) {
+  std::mt19937 rng(14);
+  ModelBuilder b(13);
+  b.Input("x", DataType::kFloat, {2, 3, 11, 13});
+  b.Initializer("w", Floats(rng, {6, 3, 3, 3}, -1, 1));
+  b.Node("Conv", {"x", "w"}, {"c"}, "conv").add_attribute()->CopyFrom(IntsAttr("pads", {1, 1, 1, 1}));
+  b.Output("c", DataType::kFloat);
+  AddMaxPools(b, "c");
+  const auto graph = std::make_shared<const Graph>(GraphFromModel(b.model(), "", "pools.onnx"));
+  Session last(graph);
+  EXPECT_EQ(last.channels_last().convs, 1);
+  EXPECT_EQ(last.channels_last().followers, 2);  // p1, p2
+  const std::vector<Tensor> got = last.Run({{"x", Floats(rng, {2, 3, 11, 13}, -2, 2)}});
+  // The same pools, channels first, on the channels-last session's convolution output.
+  ModelBuilder pb(13);
+  pb.Input("c", DataType::kFloat, {2, 6, 11, 13});
+  AddMaxPools(pb, "c");
+  Session pools(std::make_shared<const Graph>(GraphFromModel(pb.model(), "", "pools_only.onnx")));
+  const std::vector<Tensor> want = pools.Run({{"c", got[0]}});
+  ASSERT_EQ(want.size() + 1, got.size());
+  EXPECT_EQ(got[1].shape(), (Shape{2, 6, 6, 7}));
+  EXPECT_EQ(got[2].shape(), (Shape{2, 6, 5, 6}));
+  for (size_t o = 0; o < want.size(); ++o) {
+    ASSERT_EQ(got[o + 1].shape(), want[o].shape()) << o;
+    EXPECT_EQ(0, std::memcmp(got[o + 1].raw(), want[o].raw(), want[o].nbytes())) << graph->outputs[o + 1].name;
+  }
+}
+
+// An 8-bit MaxPool between integer convolutions runs channels last with the channels-first session's bits.
+TEST(ChannelsLastLayout, IntegerMaxPoolBetweenConvolutionsFollows) {
+  std::mt19937 rng(15);
+  ModelBuilder b(13);
+  b.Input("xq", DataType::kUint8, {1, 4, 9, 9});
+  Params(b, "x", 0.05f, Tensor::Scalar<uint8_t>(120));
+  Params(b, "a", 0.04f, Tensor::Scalar<uint8_t>(10));
+  b.Initializer("w", Random8(rng, DataType::kInt8, {8, 4, 3, 3}))
+      .Initializer("w/scale", Floats(rng, {8}, 0.002f, 0.02f))
+      .Initializer("w/zp", Tensor(DataType::kInt8, {8}));
+  b.Node("QLinearConv", {"xq", "x/scale", "x/zp", "w", "w/scale", "w/zp", "a/scale", "a/zp"}, {"aq"}, "conv1");
+  auto& pool = b.Node("MaxPool", {"aq"}, {"pq"}, "pool");
+  pool.add_attribute()->CopyFrom(IntsAttr("kernel_shape", {3, 3}));
+  pool.add_attribute()->CopyFrom(IntsAttr("strides", {2, 2}));
+  b.Node("QLinearConv", {"pq", "a/scale", "a/zp", "w2", "w/scale", "w/zp", "x/scale", "x/zp"}, {"yq"}, "conv2");
+  b.Initializer("w2", Random8(rng, DataType::kInt8, {8, 8, 1, 1}));
+  b.Output("yq", DataType::kUint8);
+  const auto graph = std::make_shared<const Graph>(GraphFromModel(b.model(), "", "int_pool.onnx"));
+  SessionOptions first;
+  first.channels_last = false;
+  Session last(graph), plain(graph, first);
+  EXPECT_EQ(last.channels_last().convs, 2);
+  EXPECT_EQ(last.channels_last().followers, 1);
+  EXPECT_EQ(last.channels_last().transposes, 2);  // xq in, yq out: none around the pool
+  const std::map<std::string, Tensor> feeds = {{"xq", Random8(rng, DataType::kUint8, {1, 4, 9, 9})}};
+  const Tensor got = last.Run(feeds)[0], want = plain.Run(feeds)[0];
+  ASSERT_EQ(got.shape(), want.shape());
+  EXPECT_EQ(0, std::memcmp(got.raw(), want.raw(), want.nbytes()));
+}
+
 TEST(ChannelsLastLayout, GraphsWithoutConvolutionsAreUnchanged) {
   ModelBuilder b(13);
   b.Input("x", DataType::kFloat, {1, 2, 3, 3});

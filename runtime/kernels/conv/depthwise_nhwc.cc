@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <vector>
 
+#include "runtime/cpu_features.h"
+#include "runtime/kernels/conv/depthwise_nhwc_interior.h"
 #include "runtime/kernels/vector/requantize_row.h"
 
 namespace ptq {
@@ -62,6 +64,38 @@ void ForEachRow(const NhwcLayout& l, F f) {
   for (int64_t oh = 0; oh < l.OH; ++oh) f(oh);
 }
 
+// The output positions [begin, end) of output row oh, one at a time through the tap pointers.
+template <class T>
+void PositionsByTaps(const NhwcLayout& l, const T* image, const T* zeros, const T* wt, const T* bias,
+                     const GemmEpilogue<T>& activation, int64_t oh, int64_t begin, int64_t end, const T** tap, T* yrow) {
+  const int64_t taps = l.taps();
+  for (int64_t ow = begin; ow < end; ++ow) {
+    T* out = yrow + ow * l.M;
+    TapPointers(l, image, zeros, oh, ow, tap);
+    for (int64_t m = 0; m < l.M; ++m) out[m] = bias != nullptr ? bias[m] : T(0);
+    if constexpr (std::is_same<T, float>::value) {
+      DepthwiseTapsF32(tap, wt, taps, l.M, out);
+    } else {
+      for (int64_t m = 0; m < l.M; ++m) {
+        for (int64_t t = 0; t < taps; ++t) out[m] += wt[t * l.M + m] * tap[t][m];
+      }
+    }
+    if (!activation.clamp) continue;
+    for (int64_t m = 0; m < l.M; ++m) {
+      const T v = out[m] < activation.lo ? activation.lo : out[m];
+      out[m] = activation.hi < v ? activation.hi : v;
+    }
+  }
+}
+
+// The output columns [begin, end) whose taps all lie inside the image along the width.
+void InteriorColumns(const NhwcLayout& l, int64_t* begin, int64_t* end) {
+  const int64_t last_tap = (l.KW - 1) * l.dw;
+  *begin = std::min(l.OW, (l.pw + l.sw - 1) / l.sw);  // ow * sw - pw >= 0
+  *end = l.W - 1 - last_tap + l.pw < 0 ? 0 : std::min(l.OW, (l.W - 1 - last_tap + l.pw) / l.sw + 1);
+  if (*end < *begin) *end = *begin;
+}
+
 }  // namespace
 
 template <class T>
@@ -74,29 +108,46 @@ void DepthwiseConvNhwc(const T* x, const T* w, const T* bias, const ConvGeometry
     for (int64_t t = 0; t < taps; ++t) wt[static_cast<size_t>(t * l.M + m)] = w[m * taps + t];
   }
   const std::vector<T> zeros(static_cast<size_t>(l.M), T(0));
+  // Float on AVX2: positions whose taps all lie inside the image by the interior kernel (the same operations).
+  bool interior = false;
+  if constexpr (std::is_same<T, float>::value) interior = GetCpuFeatures().avx2_fma;
+  int64_t col_begin = 0, col_end = 0;
+  InteriorColumns(l, &col_begin, &col_end);
+  std::vector<int64_t> offsets(static_cast<size_t>(taps));  // tap t of a position from its first tap
+  for (int64_t kh = 0, t = 0; kh < l.KH; ++kh) {
+    for (int64_t kw = 0; kw < l.KW; ++kw, ++t) offsets[static_cast<size_t>(t)] = (kh * l.dh * l.W + kw * l.dw) * l.M;
+  }
   std::vector<T> expanded;
   for (int64_t n = 0; n < g.batch; ++n) {
     const T* image = ChannelsPerOutput(x + n * l.H * l.W * l.C, l, expanded);
     T* yn = y + n * l.OH * l.OW * l.M;
     ForEachRow(l, [&](int64_t oh) {
       std::vector<const T*> tap(static_cast<size_t>(taps));
-      for (int64_t ow = 0; ow < l.OW; ++ow) {
-        T* out = yn + (oh * l.OW + ow) * l.M;
-        TapPointers(l, image, zeros.data(), oh, ow, tap.data());
-        for (int64_t m = 0; m < l.M; ++m) out[m] = bias != nullptr ? bias[m] : T(0);
-        if constexpr (std::is_same<T, float>::value) {
-          DepthwiseTapsF32(tap.data(), wt.data(), taps, l.M, out);
-        } else {
-          for (int64_t m = 0; m < l.M; ++m) {
-            for (int64_t t = 0; t < taps; ++t) out[m] += wt[t * l.M + m] * tap[t][m];
-          }
-        }
-        if (!activation.clamp) continue;
-        for (int64_t m = 0; m < l.M; ++m) {
-          const T v = out[m] < activation.lo ? activation.lo : out[m];
-          out[m] = activation.hi < v ? activation.hi : v;
+      T* yrow = yn + oh * l.OW * l.M;
+      const int64_t ih0 = oh * l.sh - l.ph;
+      const bool rows_inside = ih0 >= 0 && ih0 + (l.KH - 1) * l.dh < l.H;
+      if constexpr (std::is_same<T, float>::value) {
+        if (interior && rows_inside && col_end > col_begin) {
+          PositionsByTaps(l, image, zeros.data(), wt.data(), bias, activation, oh, 0, col_begin, tap.data(), yrow);
+          DepthwiseInteriorRow r;
+          r.x = image + (ih0 * l.W + col_begin * l.sw - l.pw) * l.M;
+          r.x_step = l.sw * l.M;
+          r.tap_offsets = offsets.data();
+          r.taps = taps;
+          r.weights = wt.data();
+          r.bias = bias;
+          r.channels = l.M;
+          r.y = yrow + col_begin * l.M;
+          r.count = col_end - col_begin;
+          r.clamp = activation.clamp;
+          r.lo = activation.lo;
+          r.hi = activation.hi;
+          DepthwiseInteriorRowF32(r);
+          PositionsByTaps(l, image, zeros.data(), wt.data(), bias, activation, oh, col_end, l.OW, tap.data(), yrow);
+          return;
         }
       }
+      PositionsByTaps(l, image, zeros.data(), wt.data(), bias, activation, oh, 0, l.OW, tap.data(), yrow);
     });
   }
 }

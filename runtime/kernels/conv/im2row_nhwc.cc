@@ -12,17 +12,32 @@ void Im2RowNhwc(const T* image, int64_t C, int64_t c0, int64_t cg, const Sliding
   const int64_t KH = w.kernel[0], KW = w.kernel[1];
   const int64_t sh = w.strides[0], sw = w.strides[1], dh = w.dilations[0], dw = w.dilations[1];
   const int64_t ph = w.pads_begin[0], pw = w.pads_begin[1];
+  // One group reading undilated columns: the taps kw of one kernel row are one run of KW * C values of the
+  // image row, copied at once (taps outside the image zero).
+  const bool runs = cg == C && dw == 1;
   for (int64_t oh = line_begin; oh < line_end; ++oh) {
     for (int64_t ow = 0; ow < OW; ++ow) {
+      const int64_t iw0 = ow * sw - pw;
       for (int64_t kh = 0; kh < KH; ++kh) {
         const int64_t ih = oh * sh - ph + kh * dh;
-        for (int64_t kw = 0; kw < KW; ++kw, rows += cg) {
-          const int64_t iw = ow * sw - pw + kw * dw;
-          if (ih < 0 || ih >= H || iw < 0 || iw >= W) {
-            std::fill(rows, rows + cg, T(0));
-          } else {
-            const T* src = image + (ih * W + iw) * C + c0;
-            std::copy(src, src + cg, rows);
+        if (ih < 0 || ih >= H) {
+          std::fill(rows, rows + KW * cg, T(0));
+          rows += KW * cg;
+        } else if (runs) {
+          const int64_t k0 = std::clamp<int64_t>(-iw0, 0, KW), k1 = std::clamp<int64_t>(W - iw0, k0, KW);
+          std::fill(rows, rows + k0 * C, T(0));
+          if (k1 > k0) std::copy(image + (ih * W + iw0 + k0) * C, image + (ih * W + iw0 + k1) * C, rows + k0 * C);
+          std::fill(rows + k1 * C, rows + KW * C, T(0));
+          rows += KW * C;
+        } else {
+          for (int64_t kw = 0; kw < KW; ++kw, rows += cg) {
+            const int64_t iw = iw0 + kw * dw;
+            if (iw < 0 || iw >= W) {
+              std::fill(rows, rows + cg, T(0));
+            } else {
+              const T* src = image + (ih * W + iw) * C + c0;
+              std::copy(src, src + cg, rows);
+            }
           }
         }
       }

@@ -138,6 +138,71 @@ PTQ_AVX2 void MicroKernel(const F32Tile& t) {
   const int64_t ld_sum = t.ld_sum;
   const bool clamp = t.last && t.clamp;
   const __m256 lo = _mm256_set1_ps(t.lo), hi = _mm256_set1_ps(t.hi);
+  if (cols == 8 * kVecs) {  // every vector whole: StoreVector's steps, each one pass over the registers
+    if (!first) {
+#pragma GCC unroll 8
+      for (int r = 0; r < kRows; ++r) {
+#pragma GCC unroll 8
+        for (int v = 0; v < kVecs; ++v) acc[r][v] = _mm256_fmadd_ps(valpha, acc[r][v], _mm256_loadu_ps(c + r * ldc + 8 * v));
+      }
+    } else {
+#pragma GCC unroll 8
+      for (int r = 0; r < kRows; ++r) {
+#pragma GCC unroll 8
+        for (int v = 0; v < kVecs; ++v) acc[r][v] = _mm256_mul_ps(valpha, acc[r][v]);
+      }
+      if (beta != 0.0f) {
+        const __m256 vbeta = _mm256_set1_ps(beta);
+#pragma GCC unroll 8
+        for (int r = 0; r < kRows; ++r) {
+#pragma GCC unroll 8
+          for (int v = 0; v < kVecs; ++v) {
+            acc[r][v] = _mm256_fmadd_ps(vbeta, _mm256_loadu_ps(c + r * ldc + 8 * v), acc[r][v]);
+          }
+        }
+      }
+      if (row_bias) {
+#pragma GCC unroll 8
+        for (int r = 0; r < kRows; ++r) {
+          const __m256 b = _mm256_set1_ps(row_bias[r]);
+#pragma GCC unroll 8
+          for (int v = 0; v < kVecs; ++v) acc[r][v] = _mm256_add_ps(acc[r][v], b);
+        }
+      }
+      if (col_bias) {
+#pragma GCC unroll 8
+        for (int v = 0; v < kVecs; ++v) {
+          const __m256 b = _mm256_loadu_ps(col_bias + 8 * v);
+#pragma GCC unroll 8
+          for (int r = 0; r < kRows; ++r) acc[r][v] = _mm256_add_ps(acc[r][v], b);
+        }
+      }
+    }
+    if (sum) {
+#pragma GCC unroll 8
+      for (int r = 0; r < kRows; ++r) {
+#pragma GCC unroll 8
+        for (int v = 0; v < kVecs; ++v) acc[r][v] = _mm256_add_ps(acc[r][v], _mm256_loadu_ps(sum + r * ld_sum + 8 * v));
+      }
+    }
+    if (clamp) {
+#pragma GCC unroll 8
+      for (int r = 0; r < kRows; ++r) {
+#pragma GCC unroll 8
+        for (int v = 0; v < kVecs; ++v) {
+          __m256 x = acc[r][v];
+          x = _mm256_blendv_ps(x, lo, _mm256_cmp_ps(x, lo, _CMP_LT_OQ));
+          acc[r][v] = _mm256_blendv_ps(x, hi, _mm256_cmp_ps(hi, x, _CMP_LT_OQ));
+        }
+      }
+    }
+#pragma GCC unroll 8
+    for (int r = 0; r < kRows; ++r) {
+#pragma GCC unroll 8
+      for (int v = 0; v < kVecs; ++v) _mm256_storeu_ps(c + r * ldc + 8 * v, acc[r][v]);
+    }
+    return;
+  }
 #pragma GCC unroll 8
   for (int r = 0; r < kRows; ++r) {
 #pragma GCC unroll 8

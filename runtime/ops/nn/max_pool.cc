@@ -1,10 +1,14 @@
 // MaxPool: the maximum over each window of a padded plane, in blocks of outputs held in registers.
 #include "runtime/ops/nn/max_pool.h"
 
+#include <omp.h>
+
+#include <Eigen/Core>
 #include <algorithm>
 #include <limits>
 #include <type_traits>
 
+#include "runtime/channels_last_layout.h"
 #include "runtime/ops/math/float_compute.h"
 #include "runtime/ops/nn/pool_window.h"
 #include "runtime/ops/tensor/scratch_buffer.h"
@@ -84,10 +88,41 @@ void MaxPool2x2Rows(const T* x, int64_t in_height, int64_t out_height, int64_t p
   }
 }
 
+// Channels last, 2 spatial dims (x [N, H, W, C], y [N, OH, OW, C]): y[n, oh, ow, :] = the maximum over the
+// window's taps inside x of x[n, ih, iw, :], C channels at once (the lowest value for a window with no
+// tap inside x, as padding never wins); output lines shared between threads when large.
+template <class T>
+void MaxPoolNhwc(const T* x, const PoolPlan& p, int64_t batch, int64_t C, T* y) {
+  using Row = Eigen::Array<T, Eigen::Dynamic, 1>;
+  const PoolAxis& ah = p.axes[1];
+  const PoolAxis& aw = p.axes[2];
+  const int64_t H = ah.in, W = aw.in, OH = ah.out, OW = aw.out;
+  const int64_t lines = batch * OH;
+  const int threads = omp_in_parallel() || lines * OW * C < (int64_t{1} << 16) ? 1 : omp_get_max_threads();
+#pragma omp parallel for schedule(static) num_threads(threads)
+  for (int64_t line = 0; line < lines; ++line) {
+    const int64_t n = line / OH, oh = line % OH;
+    const T* image = x + n * H * W * C;
+    for (int64_t ow = 0; ow < OW; ++ow) {
+      Eigen::Map<Row> out(y + (line * OW + ow) * C, C);
+      out.setConstant(std::numeric_limits<T>::lowest());
+      for (int64_t kh = ah.k_begin[oh]; kh < ah.k_end[oh]; ++kh) {
+        const int64_t ih = ah.start[oh] + kh * ah.dilation;
+        for (int64_t kw = aw.k_begin[ow]; kw < aw.k_end[ow]; ++kw) {
+          const int64_t iw = aw.start[ow] + kw * aw.dilation;
+          out = out.max(Eigen::Map<const Row>(image + (ih * W + iw) * C, C));
+        }
+      }
+    }
+  }
+}
+
 class MaxPoolKernel final : public Kernel {
  public:
   explicit MaxPoolKernel(const KernelInit& init)
-      : attrs_(ReadConvAttributes(*init.attrs)), column_major_(init.attrs->GetInt("storage_order", 0) == 1) {
+      : attrs_(ReadConvAttributes(*init.attrs)),
+        column_major_(init.attrs->GetInt("storage_order", 0) == 1),
+        channels_last_(init.attrs->GetInt(kChannelsLast, 0) != 0) {
     PTQ_ENFORCE(init.attrs->GetInt("storage_order", 0) == 0 || column_major_,
                 "attribute 'storage_order' must be 0 (row-major) or 1 (column-major)");
   }
@@ -117,6 +152,11 @@ class MaxPoolKernel final : public Kernel {
  private:
   template <class T>
   void Pool(const Tensor& x, Tensor& y, Tensor* indices) {
+    if (channels_last_) {
+      PTQ_ENFORCE(indices == nullptr, "a channels-last MaxPool has no output 'Indices'");
+      PoolNhwc<T>(x, y);
+      return;
+    }
     if (x.shape() != x_shape_) {  // resolve the window once per input shape
       const SlidingWindow w = ResolvePoolWindow(attrs_, x.shape());
       plan_ = MakePoolPlan(w);
@@ -150,8 +190,24 @@ class MaxPoolKernel final : public Kernel {
     }
   }
 
+  // ptq.fused MaxPool of the session's channels-last layout (2 spatial dims, no Indices): x [N, H, W, C].
+  template <class T>
+  void PoolNhwc(const Tensor& x, Tensor& y) {
+    PTQ_ENFORCE(x.rank() == 4, "input 'X' has shape ", ShapeToString(x.shape()), "; expected [N, H, W, C]");
+    if (x.shape() != x_shape_) {
+      const SlidingWindow w = ResolvePoolWindow(attrs_, {x.dim(0), x.dim(3), x.dim(1), x.dim(2)});
+      PTQ_ENFORCE(w.rank() == 2, "a channels-last MaxPool needs a 2-D window");
+      plan_ = MakePoolPlan(w);
+      y_shape_ = {x.dim(0), w.output[0], w.output[1], x.dim(3)};
+      x_shape_ = x.shape();
+    }
+    y = Tensor::Uninitialized(x.dtype(), y_shape_);
+    MaxPoolNhwc(x.data<T>(), plan_, x.dim(0), x.dim(3), y.data<T>());
+  }
+
   ConvAttributes attrs_;
   bool column_major_;
+  bool channels_last_;  // ptq.fused MaxPool: x [N, H, W, C]
   Shape x_shape_, y_shape_;
   PoolPlan plan_;
   ScratchBuffer scratch_;  // one padded plane

@@ -35,8 +35,9 @@ void RegisterNnOps(OpRegistry& r) {
   r.Add({"ptq.fused", "FusedConv", 1, 1, MakeConv});
   // LayerNorm written out op by op, as the session fuses it (runtime/float_fusion.h).
   r.Add({"ptq.fused", "LayerNormalization", 1, 1, MakeLayerNormalization});
-  // GlobalAveragePool and BatchNormalization with channels_last (runtime/channels_last_layout.h).
+  // GlobalAveragePool, MaxPool and BatchNormalization with channels_last (runtime/channels_last_layout.h).
   r.Add({"ptq.fused", "GlobalAveragePool", 1, 1, MakeGlobalAveragePool});
+  r.Add({"ptq.fused", "MaxPool", 1, 1, MakeMaxPool});
   r.Add({"ptq.fused", "BatchNormalization", 1, 1, MakeBatchNormalization});
   r.Add({"", "ConvTranspose", 1, 21, MakeConvTranspose});
   r.Add({"", "MaxPool", 1, 21, MakeMaxPool});

@@ -216,6 +216,46 @@ TEST(ConvSweepTest, ChannelsLastDepthwiseHasTheBitsOfChannelsFirst) {
   }
 }
 
+// Mobile-network depthwise layers (3x3 and 5x5, stride 1 and 2, images wide enough for runs of interior
+// positions, with and without bias and activation): the channels-last interior kernel gives the bits of the
+// channels-first convolution.
+TEST(ConvSweepTest, ChannelsLastDepthwiseInteriorRunsHaveTheBitsOfChannelsFirst) {
+  std::mt19937 rng(23);
+  for (int trial = 0; trial < 16; ++trial) {
+    const int64_t k = trial % 2 == 0 ? 3 : 5, s = 1 + trial / 2 % 2, C = 8 * (1 + trial % 4) + trial / 8 * 3;
+    const int64_t H = 9 + trial % 5, W = 17 + trial % 7, pad = k / 2;
+    Window win;
+    win.kernel = {k, k};
+    win.strides = {s, s};
+    win.dilations = {1, 1 + trial / 4 % 2};
+    win.pads = {pad, pad, pad, pad};
+    win.input = {H, W};
+    const Tensor x = RandomTensor(rng, {1, C, H, W}), w = RandomTensor(rng, {C, 1, k, k}), b = RandomTensor(rng, {C});
+    Attributes a = WindowAttrs(win);
+    a.Set("group", IntAttr(C));
+    if (trial % 3 != 0) {
+      AttributeValue lo, hi;
+      lo.kind = hi.kind = AttributeValue::Kind::kFloat;
+      lo.f = 0.0f;
+      hi.f = 6.0f * 0.1f;
+      a.Set("activation_min", lo);
+      a.Set("activation_max", hi);
+    }
+    const std::vector<Tensor> inputs = trial % 4 == 3 ? std::vector<Tensor>{x, w} : std::vector<Tensor>{x, w, b};
+    const Tensor first = testing::RunOp("FusedConv", 1, a, inputs, 1, false, "ptq.fused")[0];
+    a.Set("channels_last", IntAttr(1));
+    const Shape xs = x.shape();
+    const std::vector<float> xv(x.data<float>(), x.data<float>() + x.size());
+    std::vector<Tensor> last_inputs = inputs;
+    last_inputs[0] = Tensor::FromVector<float>({xs[0], xs[2], xs[3], xs[1]}, ToNhwc(xv, xs));
+    const Tensor last = testing::RunOp("FusedConv", 1, a, last_inputs, 1, trial % 2 == 1, "ptq.fused")[0];
+    const std::vector<float> want = ToNhwc(std::vector<float>(first.data<float>(), first.data<float>() + first.size()),
+                                           first.shape());
+    ASSERT_EQ(last.size(), static_cast<int64_t>(want.size())) << "trial " << trial;
+    EXPECT_EQ(0, std::memcmp(last.raw(), want.data(), want.size() * sizeof(float))) << "trial " << trial;
+  }
+}
+
 // y[n, grp * M/G + m, i * s - pb + k * d] += x[n, grp * C/G + c, i] * w[grp * C/G + c, m, k], starting at b.
 TEST(ConvSweepTest, ConvTransposeMatchesTheScatterReference) {
   std::mt19937 rng(11);

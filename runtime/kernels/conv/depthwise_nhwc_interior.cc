@@ -1,0 +1,76 @@
+// The float channels-last depthwise convolution over the interior of an output row (every tap inside the
+// image): 8 channels per register, four output positions at once, taps read at fixed offsets (AVX2+FMA).
+#include "runtime/kernels/conv/depthwise_nhwc_interior.h"
+
+#include <cstdlib>
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#define PTQ_AVX2 __attribute__((target("avx2,fma")))
+#endif
+
+namespace ptq {
+
+#if defined(__x86_64__)
+namespace {
+
+// acc = fma(w[t], x[t], acc) for every tap, then the clamp, stored: kPositions positions of 8 channels.
+template <int kPositions>
+PTQ_AVX2 inline void Positions8(const DepthwiseInteriorRow& r, const float* x, float* y, const float* w, __m256 init,
+                                __m256 lo, __m256 hi) {
+  __m256 acc[kPositions];
+#pragma GCC unroll 4
+  for (int p = 0; p < kPositions; ++p) acc[p] = init;
+  for (int64_t t = 0; t < r.taps; ++t) {
+    const __m256 wt = _mm256_loadu_ps(w + t * r.channels);
+    const float* xt = x + r.tap_offsets[t];
+#pragma GCC unroll 4
+    for (int p = 0; p < kPositions; ++p) acc[p] = _mm256_fmadd_ps(wt, _mm256_loadu_ps(xt + p * r.x_step), acc[p]);
+  }
+#pragma GCC unroll 4
+  for (int p = 0; p < kPositions; ++p) {
+    __m256 v = acc[p];
+    if (r.clamp) {  // y < lo ? lo : y, then hi < y ? hi : y (NaN compares false: stays NaN)
+      v = _mm256_blendv_ps(v, lo, _mm256_cmp_ps(v, lo, _CMP_LT_OQ));
+      v = _mm256_blendv_ps(v, hi, _mm256_cmp_ps(hi, v, _CMP_LT_OQ));
+    }
+    _mm256_storeu_ps(y + p * r.channels, v);
+  }
+}
+
+PTQ_AVX2 void InteriorAvx2(const DepthwiseInteriorRow& r) {
+  const int64_t C = r.channels;
+  const __m256 lo = _mm256_set1_ps(r.lo), hi = _mm256_set1_ps(r.hi);
+  int64_t m = 0;
+  for (; m + 8 <= C; m += 8) {
+    const __m256 init = r.bias != nullptr ? _mm256_loadu_ps(r.bias + m) : _mm256_setzero_ps();
+    const float* w = r.weights + m;
+    int64_t o = 0;
+    for (; o + 4 <= r.count; o += 4) Positions8<4>(r, r.x + o * r.x_step + m, r.y + o * C + m, w, init, lo, hi);
+    for (; o < r.count; ++o) Positions8<1>(r, r.x + o * r.x_step + m, r.y + o * C + m, w, init, lo, hi);
+  }
+  for (; m < C; ++m) {  // channels past the last 8: one at a time, the same operations
+    for (int64_t o = 0; o < r.count; ++o) {
+      float v = r.bias != nullptr ? r.bias[m] : 0.0f;
+      const float* x = r.x + o * r.x_step + m;
+      for (int64_t t = 0; t < r.taps; ++t) v = __builtin_fmaf(r.weights[t * C + m], x[r.tap_offsets[t]], v);
+      if (r.clamp) {
+        v = v < r.lo ? r.lo : v;
+        v = r.hi < v ? r.hi : v;
+      }
+      r.y[o * C + m] = v;
+    }
+  }
+}
+
+}  // namespace
+
+void DepthwiseInteriorRowF32(const DepthwiseInteriorRow& r) { InteriorAvx2(r); }
+
+#else  // not x86-64: callers check GetCpuFeatures().avx2_fma, always false here.
+
+void DepthwiseInteriorRowF32(const DepthwiseInteriorRow&) { std::abort(); }
+
+#endif
+
+}  // namespace ptq
