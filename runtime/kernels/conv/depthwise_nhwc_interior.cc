@@ -38,29 +38,37 @@ PTQ_AVX2 inline void Positions8(const DepthwiseInteriorRow& r, const float* x, f
   }
 }
 
-PTQ_AVX2 void InteriorAvx2(const DepthwiseInteriorRow& r) {
+// Positions [o0, o0 + kPositions): every block of 8 channels, then the channels past the last 8 one at a time
+// (the same operations). Channels inner, so that the taps' input lines are read once, while in cache.
+template <int kPositions>
+PTQ_AVX2 void PositionBlock(const DepthwiseInteriorRow& r, int64_t o0, __m256 lo, __m256 hi) {
   const int64_t C = r.channels;
-  const __m256 lo = _mm256_set1_ps(r.lo), hi = _mm256_set1_ps(r.hi);
+  const float* x = r.x + o0 * r.x_step;
+  float* y = r.y + o0 * C;
   int64_t m = 0;
   for (; m + 8 <= C; m += 8) {
     const __m256 init = r.bias != nullptr ? _mm256_loadu_ps(r.bias + m) : _mm256_setzero_ps();
-    const float* w = r.weights + m;
-    int64_t o = 0;
-    for (; o + 4 <= r.count; o += 4) Positions8<4>(r, r.x + o * r.x_step + m, r.y + o * C + m, w, init, lo, hi);
-    for (; o < r.count; ++o) Positions8<1>(r, r.x + o * r.x_step + m, r.y + o * C + m, w, init, lo, hi);
+    Positions8<kPositions>(r, x + m, y + m, r.weights + m, init, lo, hi);
   }
-  for (; m < C; ++m) {  // channels past the last 8: one at a time, the same operations
-    for (int64_t o = 0; o < r.count; ++o) {
+  for (; m < C; ++m) {
+    for (int64_t o = 0; o < kPositions; ++o) {
       float v = r.bias != nullptr ? r.bias[m] : 0.0f;
-      const float* x = r.x + o * r.x_step + m;
-      for (int64_t t = 0; t < r.taps; ++t) v = __builtin_fmaf(r.weights[t * C + m], x[r.tap_offsets[t]], v);
+      const float* xo = x + o * r.x_step + m;
+      for (int64_t t = 0; t < r.taps; ++t) v = __builtin_fmaf(r.weights[t * C + m], xo[r.tap_offsets[t]], v);
       if (r.clamp) {
         v = v < r.lo ? r.lo : v;
         v = r.hi < v ? r.hi : v;
       }
-      r.y[o * C + m] = v;
+      y[o * C + m] = v;
     }
   }
+}
+
+PTQ_AVX2 void InteriorAvx2(const DepthwiseInteriorRow& r) {
+  const __m256 lo = _mm256_set1_ps(r.lo), hi = _mm256_set1_ps(r.hi);
+  int64_t o = 0;
+  for (; o + 4 <= r.count; o += 4) PositionBlock<4>(r, o, lo, hi);
+  for (; o < r.count; ++o) PositionBlock<1>(r, o, lo, hi);
 }
 
 }  // namespace
