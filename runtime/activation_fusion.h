@@ -9,6 +9,9 @@ namespace ptq {
 // The clamp bounds FusedConv carries beside Conv's attributes (Relu: 0 and +infinity).
 constexpr const char* kActivationMin = "activation_min";
 constexpr const char* kActivationMax = "activation_max";
+// FusedConv's other activation (an int, 1): y = x * Sigmoid(x) on each output (Conv -> SiLU, fused by FuseSilus
+// in silu_fusion.cc), as the Silu node computes it; never with the clamp bounds.
+constexpr const char* kActivationSilu = "activation_silu";
 
 // The bounds of Relu or Clip node n: Clip's from its attributes (opset < 11) or constant float32 scalar
 // inputs; false when they are computed or of another type, or n is no Relu or Clip.

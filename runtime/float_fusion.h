@@ -10,7 +10,7 @@ namespace ptq {
 
 // How many patterns FuseFloatPatterns replaced.
 struct FloatFusionCount {
-  int conv_activations = 0;  // -> ptq.fused FusedConv
+  int conv_activations = 0;  // -> ptq.fused FusedConv (Relu, Clip or SiLU)
   int conv_sums = 0;         // -> ptq.fused FusedConv with a residual input
   int layer_norms = 0;       // -> ptq.fused LayerNormalization
   int gelus = 0;             // -> ptq.fused Gelu
@@ -39,7 +39,9 @@ void FuseLayerNorms(const GraphIndex& index, GraphEdit* out, FloatFusionCount* c
 // x * 0.5 * (1 + Erf(x / sqrt(2))) in torch's order and its commutations -> Gelu; and the tanh form
 // x * 0.5 * (1 + Tanh(sqrt(2 / pi) * (x + 0.044715 * x^3))) -> Gelu(approximate "tanh") (gelu_fusion.cc).
 void FuseGelus(const GraphIndex& index, GraphEdit* out, FloatFusionCount* count);
-// Mul(x, Sigmoid(x)), the Sigmoid read only there -> Silu (the same bits; silu_fusion.cc).
+// Mul(x, Sigmoid(x)), the Sigmoid read only there -> Silu (the same bits; silu_fusion.cc); when x is written
+// by a float32 Conv with a constant weight and read only by the two, that Conv becomes a FusedConv with
+// activation_silu instead (the same bits: the Silu kernel's arithmetic on each output).
 void FuseSilus(const GraphIndex& index, GraphEdit* out, FloatFusionCount* count);
 
 }  // namespace ptq

@@ -12,6 +12,7 @@
 #include "runtime/model_io.h"
 #include "runtime/session.h"
 #include "tests/runtime/model_builder.h"
+#include "tests/runtime/qdq_test_models.h"
 
 namespace ptq {
 namespace {
@@ -200,6 +201,50 @@ TEST(FloatFusion, ResidualAddAndActivationJoinTheConvolution) {
     Session f(g, fused), p(g, plain);
     EXPECT_EQ(f.fused_float().conv_sums, 1);
     EXPECT_EQ(f.fused_float().conv_activations, 1);
+    const std::vector<Tensor> got = f.Run(feeds), want = p.Run(feeds);
+    for (size_t o = 0; o < want.size(); ++o) {
+      ASSERT_EQ(got[o].shape(), want[o].shape());
+      EXPECT_EQ(0, std::memcmp(got[o].raw(), want[o].raw(), want[o].nbytes()))
+          << g->outputs[o].name << (channels_last ? " channels last" : " channels first");
+    }
+  }
+}
+
+// EfficientNet's layers: Conv -> SiLU (Mul(c, Sigmoid(c))) for a strided 3x3 convolution, a depthwise one,
+// a grouped one and a pointwise one over enough positions for several row blocks; the SiLU joins each
+// convolution with the bits of the separate nodes in the same layout. A SiLU whose input another node also
+// reads stays a Silu node.
+TEST(FloatFusion, SiluJoinsTheConvolutionWithTheSameBits) {
+  std::mt19937 rng(7);
+  ModelBuilder b(13);
+  b.Input("x", DataType::kFloat, {1, 3, 40, 36});
+  auto silu = [&b](const std::string& in, const std::string& out) {
+    b.Node("Sigmoid", {in}, {out + "/sigmoid"});
+    b.Node("Mul", {in, out + "/sigmoid"}, {out});
+  };
+  auto conv = [&](const std::string& in, const std::string& out, Shape w, int64_t group, int64_t stride) {
+    b.Initializer(out + "/w", Randn(rng, w, 0.3f)).Initializer(out + "/b", Randn(rng, {w[0]}));
+    auto& n = b.Node("Conv", {in, out + "/w", out + "/b"}, {out + "/conv"});
+    n.add_attribute()->CopyFrom(qdq_test::IntsAttr("pads", {w[2] / 2, w[3] / 2, w[2] / 2, w[3] / 2}));
+    n.add_attribute()->CopyFrom(qdq_test::IntsAttr("strides", {stride, stride}));
+    n.add_attribute()->CopyFrom(qdq_test::IntAttr("group", group));
+    silu(out + "/conv", out);
+  };
+  conv("x", "stem", {16, 3, 3, 3}, 1, 2);         // [1, 16, 20, 18]
+  conv("stem", "dw", {16, 1, 3, 3}, 16, 1);       // depthwise
+  conv("dw", "grouped", {32, 8, 3, 3}, 2, 1);     // two groups
+  conv("grouped", "expand", {200, 32, 1, 1}, 1, 1);  // pointwise, 360 positions x 200 channels
+  b.Node("Relu", {"expand/conv"}, {"other_reader"});
+  b.Output("expand", DataType::kFloat).Output("dw", DataType::kFloat).Output("other_reader", DataType::kFloat);
+  const auto g = std::make_shared<const Graph>(GraphFromModel(b.model(), "", "silu_conv.onnx"));
+  const std::map<std::string, Tensor> feeds = {{"x", Randn(rng, {1, 3, 40, 36}, 2.0f)}};
+  for (bool channels_last : {true, false}) {
+    SessionOptions fused, plain;
+    fused.channels_last = plain.channels_last = channels_last;
+    plain.fuse_float_patterns = false;
+    Session f(g, fused), p(g, plain);
+    EXPECT_EQ(f.fused_float().conv_activations, 3);  // stem, dw, grouped
+    EXPECT_EQ(f.fused_float().silus, 1);             // expand: its convolution output is also read by the Relu
     const std::vector<Tensor> got = f.Run(feeds), want = p.Run(feeds);
     for (size_t o = 0; o < want.size(); ++o) {
       ASSERT_EQ(got[o].shape(), want[o].shape());

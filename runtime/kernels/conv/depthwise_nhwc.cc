@@ -100,7 +100,7 @@ void InteriorColumns(const NhwcLayout& l, int64_t* begin, int64_t* end) {
 
 template <class T>
 void DepthwiseConvNhwc(const T* x, const T* w, const T* bias, const ConvGeometry& g, T* y,
-                       const GemmEpilogue<T>& activation) {
+                       const GemmEpilogue<T>& activation, void (*finish_row)(T*, int64_t)) {
   const NhwcLayout l = MakeLayout(g);
   const int64_t taps = l.taps();
   std::vector<T> wt(static_cast<size_t>(taps * l.M));  // [taps][M]
@@ -144,18 +144,20 @@ void DepthwiseConvNhwc(const T* x, const T* w, const T* bias, const ConvGeometry
           r.hi = activation.hi;
           DepthwiseInteriorRowF32(r);
           PositionsByTaps(l, image, zeros.data(), wt.data(), bias, activation, oh, col_end, l.OW, tap.data(), yrow);
+          if (finish_row != nullptr) finish_row(yrow, l.OW * l.M);
           return;
         }
       }
       PositionsByTaps(l, image, zeros.data(), wt.data(), bias, activation, oh, 0, l.OW, tap.data(), yrow);
+      if (finish_row != nullptr) finish_row(yrow, l.OW * l.M);
     });
   }
 }
 
 template void DepthwiseConvNhwc<float>(const float*, const float*, const float*, const ConvGeometry&, float*,
-                                       const GemmEpilogue<float>&);
+                                       const GemmEpilogue<float>&, void (*)(float*, int64_t));
 template void DepthwiseConvNhwc<double>(const double*, const double*, const double*, const ConvGeometry&, double*,
-                                        const GemmEpilogue<double>&);
+                                        const GemmEpilogue<double>&, void (*)(double*, int64_t));
 
 void Int8DepthwiseConvNhwc(const uint8_t* x, bool x_signed, int32_t x_zero_point, const uint8_t* w, bool w_signed,
                            const int32_t* w_zero_point, const ConvGeometry& g, const int32_t* bias, Int8Output out,

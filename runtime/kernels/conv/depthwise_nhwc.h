@@ -12,11 +12,12 @@ namespace ptq {
 
 // DepthwiseConv (depthwise_conv.h) on x [N, H, W, C] into y [N, OH, OW, M]: y starts from bias (or 0),
 // then y = fma(w[m, t], x[tap t], y) for the taps t in (kh, kw) order (zero padding adds exact zeros),
-// then the activation's clamp: the same bits as DepthwiseConv on the NCHW tensors.
+// then the activation's clamp: the same bits as DepthwiseConv on the NCHW tensors. When set, finish_row(row, n)
+// is called on each output row's n values once they are written (a further activation, while in cache).
 // REQUIRES: IsDepthwise(g), g.channels_last, 2 spatial dimensions; T is float or double.
 template <class T>
 void DepthwiseConvNhwc(const T* x, const T* w, const T* bias, const ConvGeometry& g, T* y,
-                       const GemmEpilogue<T>& activation);
+                       const GemmEpilogue<T>& activation, void (*finish_row)(T*, int64_t) = nullptr);
 
 // Int8DepthwiseConv (depthwise_conv.h) with channels last, the same results: taps outside x read
 // x_zero_point, sum_t x * (w - w_zero_point) is taken exactly in float32 lanes and

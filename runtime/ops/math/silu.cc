@@ -1,6 +1,7 @@
 // Silu kernel: Y = X * Sigmoid(X) in one pass (vectorised for float32).
 #include "runtime/ops/math/silu.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "runtime/kernels/vector/vector_math.h"
@@ -21,5 +22,19 @@ struct SiluOp {
 }  // namespace
 
 std::unique_ptr<Kernel> MakeSilu(const KernelInit& init) { return MakeUnaryKernel<kFloatTypes>(init, SiluOp{}); }
+
+void SiluArray(const float* x, float* y, int64_t n) {
+  if (x == y) {  // MapArray's arguments are __restrict: in place goes through blocks of a copy
+    constexpr int64_t kBlock = 1024;
+    float in[kBlock];
+    for (int64_t start = 0; start < n; start += kBlock) {
+      const int64_t len = n - start < kBlock ? n - start : kBlock;
+      std::copy(x + start, x + start + len, in);
+      MapArray(in, y + start, len, SiluOp{});
+    }
+    return;
+  }
+  MapArray(x, y, n, SiluOp{});
+}
 
 }  // namespace ptq

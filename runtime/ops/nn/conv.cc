@@ -5,6 +5,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <cmath>
 #include <vector>
 
 #include "runtime/activation_fusion.h"
@@ -20,16 +21,29 @@
 #include "runtime/kernels/gemm_f32/row_major_gemm.h"
 #include "runtime/ops/math/elementwise.h"
 #include "runtime/ops/math/float_compute.h"
+#include "runtime/ops/math/silu.h"
 #include "runtime/ops/tensor/scratch_buffer.h"
 
 namespace ptq {
 namespace {
 
-// A fused activation: y = (y < lo ? lo : y), then (hi < y ? hi : y), when clamp.
+// A fused activation: y = (y < lo ? lo : y), then (hi < y ? hi : y), when clamp; y = x * Sigmoid(x) as the
+// Silu kernel computes it, when silu.
 struct ConvActivation {
   bool clamp = false;
   float lo = 0.0f, hi = 0.0f;
+  bool silu = false;
 };
+
+// y[i] = Silu(y[i]) for i < n: the Silu kernel's bits (float32), its formula for float64.
+template <class T>
+void ApplySilu(T* y, int64_t n) {
+  if constexpr (std::is_same<T, float>::value) {
+    SiluArray(y, y, n);
+  } else {
+    for (int64_t i = 0; i < n; ++i) y[i] = y[i] * (T(1) / (T(1) + std::exp(-y[i])));
+  }
+}
 
 int64_t Product(const std::vector<int64_t>& v) {
   int64_t p = 1;
@@ -109,9 +123,9 @@ struct NhwcWeights {
 // columns and the activation applied as each output is stored.
 template <class T>
 void ConvNhwc(const ConvGeometry& g, const T* x, const T* w, const NhwcWeights<T>& wts, const T* bias,
-              const GemmEpilogue<T>& epi, T* y, ScratchBuffer& scratch) {
+              const GemmEpilogue<T>& epi, bool silu, T* y, ScratchBuffer& scratch) {
   if (g.group > 1 && IsDepthwise(g)) {
-    DepthwiseConvNhwc(x, w, bias, g, y, epi);
+    DepthwiseConvNhwc(x, w, bias, g, y, epi, silu ? &ApplySilu<T> : nullptr);
     return;
   }
   const int64_t cg = g.in_channels_per_group(), mg = g.out_channels_per_group(), C = g.in_channels;
@@ -133,8 +147,27 @@ void ConvNhwc(const ConvGeometry& g, const T* x, const T* w, const NhwcWeights<T
     }
     RowMajorGemm<T>(false, false, rows, mg, K, T(1), a, lda, wts.kn + grp * K * mg, mg, T(0), out, M, e);
   };
+  // The activation's pass over rows [r0, r1) of y (output positions), columns of group grp.
+  auto activate = [&](int64_t grp, int64_t r0, int64_t r1) {
+    if (!silu) return;
+    if (g.group == 1) {
+      ApplySilu(y + r0 * M, (r1 - r0) * M);
+      return;
+    }
+    for (int64_t r = r0; r < r1; ++r) ApplySilu(y + r * M + grp * mg, mg);
+  };
+  bool own_gemm = false;
+  if constexpr (std::is_same<T, float>::value) own_gemm = GetCpuFeatures().avx2_fma;
   if (g.group == 1 && IsPointwise(g.window)) {
-    gemm(0, g.batch * in_size, x, C, y);
+    // With an activation pass: blocks of rows, each activated while in cache (ptq's GEMM computes a row
+    // the same whatever rows share the call; Eigen's does not, so it gets all rows at once).
+    const int64_t rows = g.batch * in_size;
+    const int64_t block = silu && own_gemm ? std::max<int64_t>(64, (int64_t{1} << 16) / M) : rows;
+    for (int64_t r0 = 0; r0 < rows; r0 += block) {
+      const int64_t r1 = std::min(rows, r0 + block);
+      gemm(0, r1 - r0, x + r0 * C, C, y + r0 * M);
+      activate(0, r0, r1);
+    }
     return;
   }
   // Units of work: (image, group, block of output lines), each im2row'd and multiplied by one thread;
@@ -146,8 +179,6 @@ void ConvNhwc(const ConvGeometry& g, const T* x, const T* w, const NhwcWeights<T
   int64_t lines = std::max<int64_t>(1, std::min(OH, kRowsBudget / std::max<int64_t>(1, OW * K)));
   // Only ptq's AVX2 GEMM computes a row the same whatever the rows beside it (Eigen's blocking depends on
   // the row count): blocks shrink for the threads only there, so any thread count gives the same bits.
-  bool own_gemm = false;
-  if constexpr (std::is_same<T, float>::value) own_gemm = GetCpuFeatures().avx2_fma;
   if (own_gemm && threads > 1 && g.batch * g.group < threads) lines = std::min(lines, (OH + threads - 1) / threads);
   const int64_t blocks = (OH + lines - 1) / lines, units = g.batch * g.group * blocks;
   auto run = [&](int64_t u, T* rows) {
@@ -155,6 +186,7 @@ void ConvNhwc(const ConvGeometry& g, const T* x, const T* w, const NhwcWeights<T
     const int64_t l1 = std::min(OH, l0 + lines);
     Im2RowNhwc(x + n * in_size * C, C, grp * cg, cg, g.window, l0, l1, rows);
     gemm(grp, (l1 - l0) * OW, rows, K, y + ((n * OH + l0) * OW) * M + grp * mg);
+    activate(grp, (n * OH + l0) * OW, (n * OH + l1) * OW);
   };
   if (threads == 1) {
     T* rows = scratch.Get<T>(static_cast<size_t>(lines * OW * K));
@@ -177,6 +209,7 @@ Tensor AddAndActivate(Tensor y, const Tensor& z, const ConvActivation& act) {
   Tensor sum = BroadcastBinary<E, E, E>(y, z, [](T a, T b) { return a + b; });
   PTQ_ENFORCE(sum.shape() == y.shape(), "input 'Z' of shape ", ShapeToString(z.shape()),
               " does not broadcast to the output ", ShapeToString(y.shape()));
+  if (act.silu) ApplySilu(sum.data<T>(), sum.size());
   if (!act.clamp) return sum;
   const T lo = static_cast<T>(act.lo), hi = static_cast<T>(act.hi);
   T* p = sum.data<T>();
@@ -213,8 +246,10 @@ Tensor ConvTyped(const ConvGeometry& g, const Tensor& x, const Tensor& w, const 
   epi.hi = static_cast<T>(act.hi);
   if (in_gemm) epi.sum = z->data<T>();
   if (g.channels_last) {
-    ConvNhwc(g, px, pw, wts, bias, epi, py, scratch);
-  } else if (g.group > 1 && IsDepthwise(g)) {
+    ConvNhwc(g, px, pw, wts, bias, epi, act.silu, py, scratch);
+    return y;
+  }
+  if (g.group > 1 && IsDepthwise(g)) {
     for (int64_t i = 0; i < g.batch * g.out_channels; ++i) {
       std::fill(py + i * out_size, py + (i + 1) * out_size, bias ? bias[i % g.out_channels] : T(0));
     }
@@ -224,6 +259,7 @@ Tensor ConvTyped(const ConvGeometry& g, const Tensor& x, const Tensor& w, const 
   } else {
     ConvIm2Col(g, px, pw, bias, epi, py, scratch);
   }
+  if (act.silu) ApplySilu(py, y.size());
   return y;
 }
 
@@ -237,6 +273,8 @@ class ConvKernel final : public Kernel {
       act_.lo = init.attrs->GetFloat(kActivationMin, 0.0f);
       act_.hi = init.attrs->GetFloat(kActivationMax, 0.0f);
     }
+    act_.silu = init.attrs->GetInt(kActivationSilu, 0) != 0;
+    PTQ_ENFORCE(!(act_.silu && act_.clamp), "FusedConv has both a clamp and activation_silu");
     const Tensor* w = init.const_inputs.size() > 1 ? init.const_inputs[1] : nullptr;
     if (w && IsHalfType(w->dtype())) w_widened_ = WidenToFloat(*w);  // once, not per run
     // Channels last: a constant float32 W packed as each group's GEMM B once (depthwise windows read W).
