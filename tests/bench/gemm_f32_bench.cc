@@ -91,12 +91,12 @@ int main(int argc, char** argv) {
     win.dilations = {1, 1};
     win.pads_begin = {l.pad, l.pad};
     win.pads_end = {l.pad, l.pad};
-    Im2RowNhwc(x.data(), l.C, 0, l.C, win, 0, OH, a.data());
+    Im2RowNhwc(x.data(), l.C, 1, win, 0, OH, a.data());
     const PackedF32B packed = PackF32B(false, K, N, w.data(), N);
     const double gemm = MedianSeconds(
         [&] { GemmF32Avx2Packed(M, 1.0f, a.data(), K, packed, 0.0f, y.data(), N); }, seconds, threads);
     const double im2row =
-        MedianSeconds([&] { Im2RowNhwc(x.data(), l.C, 0, l.C, win, 0, OH, a.data()); }, seconds, threads);
+        MedianSeconds([&] { Im2RowNhwc(x.data(), l.C, 1, win, 0, OH, a.data()); }, seconds, threads);
     std::printf("%-24s %7lld %6lld %6lld %9.3f %9.1f %9.3f\n", l.name, static_cast<long long>(M),
                 static_cast<long long>(K), static_cast<long long>(N), gemm * 1e3, double(M * K * N) / gemm * 1e-9,
                 im2row * 1e3);

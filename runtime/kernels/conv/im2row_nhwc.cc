@@ -2,41 +2,78 @@
 #include "runtime/kernels/conv/im2row_nhwc.h"
 
 #include <algorithm>
+#include <type_traits>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 namespace ptq {
 
+// dst[i] = src[i] for i < n: runs of a group's channels are short (16 floats in RegNet), too short for a
+// memmove call to pay.
 template <class T>
-void Im2RowNhwc(const T* image, int64_t C, int64_t c0, int64_t cg, const SlidingWindow& w, int64_t line_begin,
+inline void CopyShort(const T* src, int64_t n, T* dst) {
+#if defined(__SSE2__)
+  if constexpr (std::is_same<T, float>::value) {
+    int64_t i = 0;
+    for (; i + 4 <= n; i += 4) _mm_storeu_ps(dst + i, _mm_loadu_ps(src + i));
+    for (; i < n; ++i) dst[i] = src[i];
+    return;
+  }
+#endif
+  std::copy(src, src + n, dst);
+}
+
+template <class T>
+inline void ZeroShort(int64_t n, T* dst) {
+#if defined(__SSE2__)
+  if constexpr (std::is_same<T, float>::value) {
+    int64_t i = 0;
+    for (; i + 4 <= n; i += 4) _mm_storeu_ps(dst + i, _mm_setzero_ps());
+    for (; i < n; ++i) dst[i] = 0.0f;
+    return;
+  }
+#endif
+  std::fill(dst, dst + n, T(0));
+}
+
+template <class T>
+void Im2RowNhwc(const T* image, int64_t C, int64_t group, const SlidingWindow& w, int64_t line_begin,
                 int64_t line_end, T* rows) {
   const int64_t H = w.input[0], W = w.input[1], OW = w.output[1];
   const int64_t KH = w.kernel[0], KW = w.kernel[1];
   const int64_t sh = w.strides[0], sw = w.strides[1], dh = w.dilations[0], dw = w.dilations[1];
   const int64_t ph = w.pads_begin[0], pw = w.pads_begin[1];
+  const int64_t cg = C / group, K = KH * KW * cg;
   // One group reading undilated columns: the taps kw of one kernel row are one run of KW * C values of the
   // image row, copied at once (taps outside the image zero).
-  const bool runs = cg == C && dw == 1;
+  const bool runs = group == 1 && dw == 1;
   for (int64_t oh = line_begin; oh < line_end; ++oh) {
-    for (int64_t ow = 0; ow < OW; ++ow) {
+    for (int64_t ow = 0; ow < OW; ++ow, rows += group * K) {
       const int64_t iw0 = ow * sw - pw;
       for (int64_t kh = 0; kh < KH; ++kh) {
         const int64_t ih = oh * sh - ph + kh * dh;
-        if (ih < 0 || ih >= H) {
-          std::fill(rows, rows + KW * cg, T(0));
-          rows += KW * cg;
-        } else if (runs) {
-          const int64_t k0 = std::clamp<int64_t>(-iw0, 0, KW), k1 = std::clamp<int64_t>(W - iw0, k0, KW);
-          std::fill(rows, rows + k0 * C, T(0));
-          if (k1 > k0) std::copy(image + (ih * W + iw0 + k0) * C, image + (ih * W + iw0 + k1) * C, rows + k0 * C);
-          std::fill(rows + k1 * C, rows + KW * C, T(0));
-          rows += KW * C;
-        } else {
-          for (int64_t kw = 0; kw < KW; ++kw, rows += cg) {
-            const int64_t iw = iw0 + kw * dw;
-            if (iw < 0 || iw >= W) {
-              std::fill(rows, rows + cg, T(0));
+        const bool row_inside = ih >= 0 && ih < H;
+        if (runs) {
+          T* dst = rows + kh * KW * C;
+          const int64_t k0 = row_inside ? std::clamp<int64_t>(-iw0, 0, KW) : KW;
+          const int64_t k1 = row_inside ? std::clamp<int64_t>(W - iw0, k0, KW) : KW;
+          std::fill(dst, dst + k0 * C, T(0));
+          if (k1 > k0) std::copy(image + (ih * W + iw0 + k0) * C, image + (ih * W + iw0 + k1) * C, dst + k0 * C);
+          std::fill(dst + k1 * C, dst + KW * C, T(0));
+          continue;
+        }
+        for (int64_t kw = 0; kw < KW; ++kw) {
+          const int64_t iw = iw0 + kw * dw;
+          const bool inside = row_inside && iw >= 0 && iw < W;
+          const T* src = inside ? image + (ih * W + iw) * C : nullptr;
+          T* dst = rows + (kh * KW + kw) * cg;
+          for (int64_t g = 0; g < group; ++g, dst += K) {
+            if (inside) {
+              CopyShort(src + g * cg, cg, dst);
             } else {
-              const T* src = image + (ih * W + iw) * C + c0;
-              std::copy(src, src + cg, rows);
+              ZeroShort(cg, dst);
             }
           }
         }
@@ -59,10 +96,8 @@ void PackConvWeightsNhwc(const T* w, int64_t M, int64_t cg, int64_t taps, int64_
   }
 }
 
-template void Im2RowNhwc<float>(const float*, int64_t, int64_t, int64_t, const SlidingWindow&, int64_t, int64_t,
-                                float*);
-template void Im2RowNhwc<double>(const double*, int64_t, int64_t, int64_t, const SlidingWindow&, int64_t, int64_t,
-                                 double*);
+template void Im2RowNhwc<float>(const float*, int64_t, int64_t, const SlidingWindow&, int64_t, int64_t, float*);
+template void Im2RowNhwc<double>(const double*, int64_t, int64_t, const SlidingWindow&, int64_t, int64_t, double*);
 template void PackConvWeightsNhwc<float>(const float*, int64_t, int64_t, int64_t, int64_t, float*);
 template void PackConvWeightsNhwc<double>(const double*, int64_t, int64_t, int64_t, int64_t, double*);
 

@@ -8,12 +8,14 @@
 
 namespace ptq {
 
-// For an image [H, W, C] (2 spatial dims) and the channels [c0, c0 + cg) of one group, the rows of the
-// output positions of output lines [line_begin, line_end):
-//   rows[(o - o_begin) * K + t * cg + c] = image[oh * sh - ph + kh * dh, ow * sw - pw + kw * dw, c0 + c]
-// (0 outside the image), o = oh * OW + ow, t = kh * KW + kw, K = KH * KW * cg. T is float or double.
+// For an image [H, W, C] (2 spatial dims) of `group` groups of cg = C / group channels, the rows of the
+// output positions of output lines [line_begin, line_end), every group's part one after the other:
+//   rows[(o - o_begin) * group * K + g * K + t * cg + c] = image[oh * sh - ph + kh * dh, ow * sw - pw + kw * dw,
+//   g * cg + c]
+// (0 outside the image), o = oh * OW + ow, t = kh * KW + kw, K = KH * KW * cg: group g's GEMM operand A
+// starts at rows + g * K with row stride group * K. T is float or double.
 template <class T>
-void Im2RowNhwc(const T* image, int64_t C, int64_t c0, int64_t cg, const SlidingWindow& w, int64_t line_begin,
+void Im2RowNhwc(const T* image, int64_t C, int64_t group, const SlidingWindow& w, int64_t line_begin,
                 int64_t line_end, T* rows);
 
 // w [M, cg, KH, KW] of `group` groups (M / group = mg output channels each) as the GEMM's B of each group:

@@ -118,8 +118,8 @@ struct NhwcWeights {
 };
 
 // Channels last (x [N, H, W, C], y [N, OH, OW, M]; 2 spatial dims): depthwise windows by the direct
-// kernel; a pointwise window of one group is one GEMM on x itself; otherwise, per image, group and block of
-// output lines, Im2RowNhwc rows times the group's weights into its columns of y, the bias added along
+// kernel; a pointwise window of one group is one GEMM on x itself; otherwise, per image and block of output
+// lines, Im2RowNhwc rows of every group, each group's times its weights into its columns of y, the bias added along
 // columns and the activation applied as each output is stored.
 template <class T>
 void ConvNhwc(const ConvGeometry& g, const T* x, const T* w, const NhwcWeights<T>& wts, const T* bias,
@@ -170,33 +170,36 @@ void ConvNhwc(const ConvGeometry& g, const T* x, const T* w, const NhwcWeights<T
     }
     return;
   }
-  // Units of work: (image, group, block of output lines), each im2row'd and multiplied by one thread;
-  // blocks hold rows of about kRowsBudget values, and enough blocks for every thread when the product is
-  // large enough to share (a row's result does not depend on the rows it is computed with).
+  // Units of work: (image, block of output lines), each im2row'd for every group at once (one pass over the
+  // image) and multiplied group by group by one thread; blocks hold rows of about kRowsBudget values, and
+  // enough blocks for every thread when the product is large enough to share (a row's result does not
+  // depend on the rows it is computed with).
   constexpr int64_t kRowsBudget = int64_t{1} << 19;
   constexpr int64_t kParallelMacs = int64_t{1} << 22;
   const int threads = omp_in_parallel() || g.batch * OH * OW * K * M < kParallelMacs ? 1 : omp_get_max_threads();
-  int64_t lines = std::max<int64_t>(1, std::min(OH, kRowsBudget / std::max<int64_t>(1, OW * K)));
+  const int64_t row_len = g.group * K;  // every group's taps x channels
+  int64_t lines = std::max<int64_t>(1, std::min(OH, kRowsBudget / std::max<int64_t>(1, OW * row_len)));
   // Only ptq's AVX2 GEMM computes a row the same whatever the rows beside it (Eigen's blocking depends on
   // the row count): blocks shrink for the threads only there, so any thread count gives the same bits.
-  if (own_gemm && threads > 1 && g.batch * g.group < threads) lines = std::min(lines, (OH + threads - 1) / threads);
-  const int64_t blocks = (OH + lines - 1) / lines, units = g.batch * g.group * blocks;
+  if (own_gemm && threads > 1 && g.batch < threads) lines = std::min(lines, (OH + threads - 1) / threads);
+  const int64_t blocks = (OH + lines - 1) / lines, units = g.batch * blocks;
   auto run = [&](int64_t u, T* rows) {
-    const int64_t n = u / (g.group * blocks), grp = u / blocks % g.group, l0 = u % blocks * lines;
-    const int64_t l1 = std::min(OH, l0 + lines);
-    Im2RowNhwc(x + n * in_size * C, C, grp * cg, cg, g.window, l0, l1, rows);
-    gemm(grp, (l1 - l0) * OW, rows, K, y + ((n * OH + l0) * OW) * M + grp * mg);
-    activate(grp, (n * OH + l0) * OW, (n * OH + l1) * OW);
+    const int64_t n = u / blocks, l0 = u % blocks * lines, l1 = std::min(OH, l0 + lines);
+    Im2RowNhwc(x + n * in_size * C, C, g.group, g.window, l0, l1, rows);
+    for (int64_t grp = 0; grp < g.group; ++grp) {
+      gemm(grp, (l1 - l0) * OW, rows + grp * K, row_len, y + ((n * OH + l0) * OW) * M + grp * mg);
+      activate(grp, (n * OH + l0) * OW, (n * OH + l1) * OW);
+    }
   };
   if (threads == 1) {
-    T* rows = scratch.Get<T>(static_cast<size_t>(lines * OW * K));
+    T* rows = scratch.Get<T>(static_cast<size_t>(lines * OW * row_len));
     for (int64_t u = 0; u < units; ++u) run(u, rows);
     return;
   }
 #pragma omp parallel for schedule(static) num_threads(threads)
   for (int64_t u = 0; u < units; ++u) {
     thread_local std::vector<T> rows;
-    rows.resize(static_cast<size_t>(lines * OW * K));
+    rows.resize(static_cast<size_t>(lines * OW * row_len));
     run(u, rows.data());
   }
 }
