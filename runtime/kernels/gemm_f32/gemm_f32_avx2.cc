@@ -95,7 +95,7 @@ PTQ_AVX2 inline void StoreVector(__m256 acc, float* p, bool full, __m256i mask, 
 }
 
 // The F32Tile contract for kRows x 8 * kVecs columns (fewer stored when t.cols says so). kMaskB loads
-// only the first t.cols columns of B (kVecs == 2, unpadded B). Constant indices into acc only, so that
+// only the first t.cols columns of B (unpadded B). Constant indices into acc only, so that
 // it stays in registers.
 template <int kRows, int kVecs, bool kTransA, bool kMaskB>
 PTQ_AVX2 void MicroKernel(const F32Tile& t) {
@@ -225,6 +225,12 @@ PTQ_AVX2 void F32TileAvx2(const F32Tile& t) {
        MicroKernel<4, 2, kTransA, false>, MicroKernel<5, 2, kTransA, false>, MicroKernel<6, 2, kTransA, false>},
       {MicroKernel<1, 2, kTransA, true>, MicroKernel<2, 2, kTransA, true>, MicroKernel<3, 2, kTransA, true>,
        MicroKernel<4, 2, kTransA, true>, MicroKernel<5, 2, kTransA, true>, MicroKernel<6, 2, kTransA, true>}};
+  // Half a panel (N edges at 8 mod 16: 24, 40, 56 channels): one vector per row, no work on the padding.
+  static constexpr KernelFn kHalf[2][kMr] = {
+      {MicroKernel<1, 1, kTransA, false>, MicroKernel<2, 1, kTransA, false>, MicroKernel<3, 1, kTransA, false>,
+       MicroKernel<4, 1, kTransA, false>, MicroKernel<5, 1, kTransA, false>, MicroKernel<6, 1, kTransA, false>},
+      {MicroKernel<1, 1, kTransA, true>, MicroKernel<2, 1, kTransA, true>, MicroKernel<3, 1, kTransA, true>,
+       MicroKernel<4, 1, kTransA, true>, MicroKernel<5, 1, kTransA, true>, MicroKernel<6, 1, kTransA, true>}};
   if (t.rows == 1 && t.cols == 4 * kNr) {
     MicroKernel<1, 8, kTransA, false>(t);
   } else if (t.rows == 2 && t.cols == 2 * kNr) {
@@ -235,7 +241,11 @@ PTQ_AVX2 void F32TileAvx2(const F32Tile& t) {
       panel.b += j * t.panel_stride;
       panel.c += j * kNr;
       panel.cols = std::min(kNr, t.cols - j * kNr);
-      kKernels[!t.b_padded && panel.cols < kNr][t.rows - 1](panel);
+      if (panel.cols <= 8) {
+        kHalf[!t.b_padded && panel.cols < 8][t.rows - 1](panel);
+      } else {
+        kKernels[!t.b_padded && panel.cols < kNr][t.rows - 1](panel);
+      }
     }
   }
 }

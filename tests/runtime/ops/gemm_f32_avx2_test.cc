@@ -218,6 +218,44 @@ TEST(GemmF32Avx2, RowResultsDoNotDependOnMOrKernels) {
   }
 }
 
+// Columns at an N edge of 8 or fewer (N = 20, 24: half a panel, one vector per row) get the bits the full
+// 16-column kernels give them when N is 32 (B and C the first columns of the same matrices), with B packed or
+// read in place, A transposed or not, with the epilogue (column bias, residual, clamp).
+TEST(GemmF32Avx2, HalfPanelEdgesHaveTheBitsOfFullPanels) {
+  PTQ_REQUIRE_AVX2();
+  std::mt19937 rng(9);
+  constexpr int64_t kK = 70, kWide = 32;
+  for (bool trans_a : {false, true}) {
+    for (bool trans_b : {false, true}) {  // a transposed B is always packed; this B in place otherwise
+      for (int64_t M : {1, 5, 6, 13, 40}) {
+        const Matrix a(trans_a ? kK : M, trans_a ? M : kK, 1, rng, 0.0f);
+        const Matrix b(trans_b ? kWide : kK, trans_b ? kK : kWide, 1, rng, 0.0f);
+        const Matrix bias(1, kWide, 1, rng, 0.0f);
+        const Matrix sum(M, kWide, 1, rng, 0.0f);
+        GemmEpilogue<float> e;
+        e.col_bias = bias.data;
+        e.sum = sum.data;
+        e.ld_sum = sum.ld;
+        e.clamp = true;
+        e.lo = -1.0f;
+        e.hi = 1.5f;
+        std::vector<float> wide(static_cast<size_t>(M * kWide));
+        GemmF32Avx2(trans_a, trans_b, M, kWide, kK, 1.0f, a.data, a.ld, b.data, b.ld, 0.0f, wide.data(), kWide,
+                    F32Kernels::kAvx2, e);
+        for (int64_t N : {20, 24}) {
+          std::vector<float> narrow(static_cast<size_t>(M * kWide));
+          GemmF32Avx2(trans_a, trans_b, M, N, kK, 1.0f, a.data, a.ld, b.data, b.ld, 0.0f, narrow.data(), kWide,
+                      F32Kernels::kAvx2, e);
+          for (int64_t r = 0; r < M; ++r) {
+            EXPECT_EQ(0, std::memcmp(wide.data() + r * kWide, narrow.data() + r * kWide, N * sizeof(float)))
+                << "trans_a=" << trans_a << " trans_b=" << trans_b << " M=" << M << " N=" << N << " row " << r;
+          }
+        }
+      }
+    }
+  }
+}
+
 // The epilogue with a row bias or a column bias, a residual matrix, then the clamp, equals beta = 1 over a
 // C holding that bias, then the residual added, then the clamp, bit for bit, on every kernel, with B
 // packed (large M) or in place, across several K blocks and an N edge.
