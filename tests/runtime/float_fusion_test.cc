@@ -2,6 +2,7 @@
 // and their commutations), with outputs within float rounding of the op-by-op evaluation; patterns whose
 // intermediate tensors are read elsewhere, or whose constants differ, stay as written.
 #include <gtest/gtest.h>
+#include <omp.h>
 
 #include <cmath>
 #include <cstring>
@@ -211,7 +212,7 @@ TEST(FloatFusion, ResidualAddAndActivationJoinTheConvolution) {
 }
 
 // EfficientNet's layers: Conv -> SiLU (Mul(c, Sigmoid(c))) for a strided 3x3 convolution, a depthwise one,
-// a grouped one and a pointwise one over enough positions for several row blocks; the SiLU joins each
+// a grouped one and pointwise ones, one over enough work for several row blocks; the SiLU joins each
 // convolution with the bits of the separate nodes in the same layout. A SiLU whose input another node also
 // reads stays a Silu node.
 TEST(FloatFusion, SiluJoinsTheConvolutionWithTheSameBits) {
@@ -234,24 +235,32 @@ TEST(FloatFusion, SiluJoinsTheConvolutionWithTheSameBits) {
   conv("stem", "dw", {16, 1, 3, 3}, 16, 1);       // depthwise
   conv("dw", "grouped", {32, 8, 3, 3}, 2, 1);     // two groups
   conv("grouped", "expand", {200, 32, 1, 1}, 1, 1);  // pointwise, 360 positions x 200 channels
+  conv("grouped", "wide", {400, 32, 1, 1}, 1, 1);    // pointwise, 4.6 M multiply-adds: 3 row blocks, threads
   b.Node("Relu", {"expand/conv"}, {"other_reader"});
   b.Output("expand", DataType::kFloat).Output("dw", DataType::kFloat).Output("other_reader", DataType::kFloat);
+  b.Output("wide", DataType::kFloat);
   const auto g = std::make_shared<const Graph>(GraphFromModel(b.model(), "", "silu_conv.onnx"));
   const std::map<std::string, Tensor> feeds = {{"x", Randn(rng, {1, 3, 40, 36}, 2.0f)}};
-  for (bool channels_last : {true, false}) {
-    SessionOptions fused, plain;
-    fused.channels_last = plain.channels_last = channels_last;
-    plain.fuse_float_patterns = false;
-    Session f(g, fused), p(g, plain);
-    EXPECT_EQ(f.fused_float().conv_activations, 3);  // stem, dw, grouped
-    EXPECT_EQ(f.fused_float().silus, 1);             // expand: its convolution output is also read by the Relu
-    const std::vector<Tensor> got = f.Run(feeds), want = p.Run(feeds);
-    for (size_t o = 0; o < want.size(); ++o) {
-      ASSERT_EQ(got[o].shape(), want[o].shape());
-      EXPECT_EQ(0, std::memcmp(got[o].raw(), want[o].raw(), want[o].nbytes()))
-          << g->outputs[o].name << (channels_last ? " channels last" : " channels first");
+  const int saved = omp_get_max_threads();
+  for (int threads : {1, 3}) {  // the fused pointwise layer shares its row blocks between threads
+    omp_set_num_threads(threads);
+    for (bool channels_last : {true, false}) {
+      SessionOptions fused, plain;
+      fused.channels_last = plain.channels_last = channels_last;
+      plain.fuse_float_patterns = false;
+      Session f(g, fused), p(g, plain);
+      EXPECT_EQ(f.fused_float().conv_activations, 4);  // stem, dw, grouped, wide
+      EXPECT_EQ(f.fused_float().silus, 1);             // expand: its convolution output is also read by the Relu
+      const std::vector<Tensor> got = f.Run(feeds), want = p.Run(feeds);
+      for (size_t o = 0; o < want.size(); ++o) {
+        ASSERT_EQ(got[o].shape(), want[o].shape());
+        EXPECT_EQ(0, std::memcmp(got[o].raw(), want[o].raw(), want[o].nbytes()))
+            << g->outputs[o].name << (channels_last ? " channels last" : " channels first") << ", threads "
+            << threads;
+      }
     }
   }
+  omp_set_num_threads(saved);
 }
 
 TEST(FloatFusion, PatternsWithOutsideReadersOrOtherConstantsStayAsWritten) {

@@ -158,13 +158,21 @@ void ConvNhwc(const ConvGeometry& g, const T* x, const T* w, const NhwcWeights<T
   };
   bool own_gemm = false;
   if constexpr (std::is_same<T, float>::value) own_gemm = GetCpuFeatures().avx2_fma;
+  constexpr int64_t kParallelMacs = int64_t{1} << 22;
   if (g.group == 1 && IsPointwise(g.window)) {
-    // With an activation pass: blocks of rows, each activated while in cache (ptq's GEMM computes a row
-    // the same whatever rows share the call; Eigen's does not, so it gets all rows at once).
     const int64_t rows = g.batch * in_size;
-    const int64_t block = silu && own_gemm ? std::max<int64_t>(64, (int64_t{1} << 16) / M) : rows;
-    for (int64_t r0 = 0; r0 < rows; r0 += block) {
-      const int64_t r1 = std::min(rows, r0 + block);
+    if (!silu || !own_gemm) {  // Eigen's GEMM gets all rows at once: its results depend on the row count
+      gemm(0, rows, x, C, y);
+      activate(0, 0, rows);
+      return;
+    }
+    // With the activation: blocks of rows, each multiplied and activated while in cache by one thread (ptq's
+    // GEMM computes a row the same whatever rows share the call).
+    const int64_t block = std::max<int64_t>(64, (int64_t{1} << 16) / M), blocks = (rows + block - 1) / block;
+    const int threads = omp_in_parallel() || rows * K * M < kParallelMacs ? 1 : omp_get_max_threads();
+#pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1)
+    for (int64_t b = 0; b < blocks; ++b) {
+      const int64_t r0 = b * block, r1 = std::min(rows, r0 + block);
       gemm(0, r1 - r0, x + r0 * C, C, y + r0 * M);
       activate(0, r0, r1);
     }
@@ -175,7 +183,6 @@ void ConvNhwc(const ConvGeometry& g, const T* x, const T* w, const NhwcWeights<T
   // enough blocks for every thread when the product is large enough to share (a row's result does not
   // depend on the rows it is computed with).
   constexpr int64_t kRowsBudget = int64_t{1} << 19;
-  constexpr int64_t kParallelMacs = int64_t{1} << 22;
   const int threads = omp_in_parallel() || g.batch * OH * OW * K * M < kParallelMacs ? 1 : omp_get_max_threads();
   const int64_t row_len = g.group * K;  // every group's taps x channels
   int64_t lines = std::max<int64_t>(1, std::min(OH, kRowsBudget / std::max<int64_t>(1, OW * row_len)));
