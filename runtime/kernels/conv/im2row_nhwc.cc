@@ -82,6 +82,27 @@ void Im2RowNhwc(const T* image, int64_t C, int64_t group, const SlidingWindow& w
   }
 }
 
+void Im2RowNhwcSlice(const float* image, int64_t C, const SlidingWindow& w, int64_t p_begin, int64_t p_end,
+                     int64_t k_begin, int64_t k_end, float* rows) {
+  const int64_t H = w.input[0], W = w.input[1], OW = w.output[1], KW = w.kernel[1];
+  const int64_t sh = w.strides[0], sw = w.strides[1], dh = w.dilations[0], dw = w.dilations[1];
+  const int64_t ph = w.pads_begin[0], pw = w.pads_begin[1];
+  for (int64_t o = p_begin; o < p_end; ++o) {
+    const int64_t oh = o / OW, ow = o % OW;
+    for (int64_t k = k_begin; k < k_end;) {  // one tap's run of channels at a time
+      const int64_t t = k / C, c = k % C, len = std::min(C - c, k_end - k);
+      const int64_t ih = oh * sh - ph + t / KW * dh, iw = ow * sw - pw + t % KW * dw;
+      if (ih >= 0 && ih < H && iw >= 0 && iw < W) {
+        CopyShort(image + (ih * W + iw) * C + c, len, rows);
+      } else {
+        ZeroShort(len, rows);
+      }
+      rows += len;
+      k += len;
+    }
+  }
+}
+
 template <class T>
 void PackConvWeightsNhwc(const T* w, int64_t M, int64_t cg, int64_t taps, int64_t group, T* wt) {
   const int64_t mg = M / group;

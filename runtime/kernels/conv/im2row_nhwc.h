@@ -18,6 +18,12 @@ template <class T>
 void Im2RowNhwc(const T* image, int64_t C, int64_t group, const SlidingWindow& w, int64_t line_begin,
                 int64_t line_end, T* rows);
 
+// Columns [k_begin, k_end) of Im2RowNhwc's rows (one group) for output positions [p_begin, p_end) (o = oh * OW
+// + ow): rows[(o - p_begin) * (k_end - k_begin) + k - k_begin], so that a GEMM over a large K can take its A a
+// slice of columns at a time. float only.
+void Im2RowNhwcSlice(const float* image, int64_t C, const SlidingWindow& w, int64_t p_begin, int64_t p_end,
+                     int64_t k_begin, int64_t k_end, float* rows);
+
 // w [M, cg, KH, KW] of `group` groups (M / group = mg output channels each) as the GEMM's B of each group:
 // wt[g][(t * cg + c) * mg + m] = w[g * mg + m, c, t], groups one after the other.
 template <class T>

@@ -22,12 +22,17 @@ namespace ptq {
 
 F32Kernels BestF32Kernels() { return GetCpuFeatures().avx512f ? F32Kernels::kAvx512 : F32Kernels::kAvx2; }
 
+int64_t F32GemmKBlock(int64_t K) {
+  constexpr int64_t kMaxBlock = 256;  // one packed panel is 16 KiB, stays in L1 across a tile
+  const int64_t blocks = (K + kMaxBlock - 1) / kMaxBlock;
+  return (K + blocks - 1) / blocks;
+}
+
 #if defined(__x86_64__)
 namespace {
 
 constexpr int64_t kMr = kF32TileRows;
 constexpr int64_t kNr = kF32PanelCols;
-constexpr int64_t kMaxKc = 256;  // K block: one packed panel is 16 KiB, stays in L1 across a tile
 constexpr int64_t kNc = 512;     // N block: a packed kc x kNc block (512 KiB at most) stays in L2
 constexpr int64_t kParallelMinMacs = int64_t{1} << 20;  // smaller products run on the calling thread
 // A non-transposed B is read in place for few rows (packing would cost more than it saves) or when
@@ -51,6 +56,7 @@ struct Problem {
   GemmEpilogue<float> epilogue;
   const float* const* b_rows;  // B(k, n) = b_rows[k][n] when set (not transposed; always packed)
   const float* prepacked;      // B packed by PackF32B (then b, b_rows and trans_b are not read)
+  int64_t k_begin = 0, k_end = 0;  // the K blocks computed; a holds A's columns from k_begin on
 };
 
 // One N block times one K block: columns [n0, n0 + nc), k in [k0, k0 + kc).
@@ -143,7 +149,9 @@ PTQ_AVX2 void MicroKernel(const F32Tile& t) {
 #pragma GCC unroll 8
       for (int r = 0; r < kRows; ++r) {
 #pragma GCC unroll 8
-        for (int v = 0; v < kVecs; ++v) acc[r][v] = _mm256_fmadd_ps(valpha, acc[r][v], _mm256_loadu_ps(c + r * ldc + 8 * v));
+        for (int v = 0; v < kVecs; ++v) {
+          acc[r][v] = _mm256_fmadd_ps(valpha, acc[r][v], _mm256_loadu_ps(c + r * ldc + 8 * v));
+        }
       }
     } else {
 #pragma GCC unroll 8
@@ -263,7 +271,8 @@ void RunTile(const Problem& p, const Block& blk, int64_t m0, int64_t rows, int64
   F32Tile t;
   t.trans_a = p.trans_a;
   t.lda = p.lda;
-  t.a = p.trans_a ? p.a + blk.k0 * p.lda + m0 : p.a + m0 * p.lda + blk.k0;
+  const int64_t ka = blk.k0 - p.k_begin;  // the block's first column in a
+  t.a = p.trans_a ? p.a + ka * p.lda + m0 : p.a + m0 * p.lda + ka;
   t.b_stride = in_place ? p.ldb : kNr;
   t.panel_stride = in_place ? kNr : blk.kc * kNr;
   t.b = in_place ? p.b + blk.k0 * p.ldb + n0 : blk.packed + (panel - blk.first_panel) * t.panel_stride;
@@ -383,8 +392,7 @@ void RunShare(const Problem& p, bool pack, Split split, int share) {
   const int64_t row_blocks = (p.M + kMr - 1) / kMr;
   const int64_t in = share % split.tn, im = share / split.tn;
   const int64_t rb0 = row_blocks * im / split.tm, rb1 = row_blocks * (im + 1) / split.tm;
-  const int64_t k_blocks = (p.K + kMaxKc - 1) / kMaxKc;
-  const int64_t kc = (p.K + k_blocks - 1) / k_blocks;
+  const int64_t kc = F32GemmKBlock(p.K);
   for (int64_t n0 = 0; n0 < p.N; n0 += kNc) {
     const int64_t nc = std::min(kNc, p.N - n0);
     const int64_t panels = (nc + kNr - 1) / kNr;
@@ -393,7 +401,7 @@ void RunShare(const Problem& p, bool pack, Split split, int share) {
     const int64_t j0 = g0 * group, j1 = std::min(g1 * group, panels);
     if (j0 >= j1) continue;
     float* packed = pack && p.prepacked == nullptr ? PackBuffer(kc * (j1 - j0) * kNr) : nullptr;
-    for (int64_t k0 = 0; k0 < p.K; k0 += kc) {
+    for (int64_t k0 = p.k_begin; k0 < p.k_end; k0 += kc) {
       // PackF32B's layout: N blocks one after the other, each its K blocks of all its panels.
       const Block blk = p.prepacked != nullptr
                             ? Block{n0, nc, k0, std::min(kc, p.K - k0), const_cast<float*>(p.prepacked) + n0 * p.K + k0 * panels * kNr, 0}
@@ -408,11 +416,12 @@ void RunShare(const Problem& p, bool pack, Split split, int share) {
 
 // Runs the product, B packed per call when `pack` (or prepacked), shared between threads when large.
 void RunProblem(const Problem& p, bool pack) {
-  const int64_t M = p.M, N = p.N, K = p.K;
+  const int64_t M = p.M, N = p.N;
   const F32Kernels kernels = p.kernels;
   const int64_t group = PanelsPerTile(kernels, M);
   const int64_t groups = ((std::min(kNc, N) + kNr - 1) / kNr + group - 1) / group;  // in a full N block
-  const int threads = M * N * K > kParallelMinMacs && !omp_in_parallel() ? omp_get_max_threads() : 1;
+  const int64_t macs = M * N * (p.k_end - p.k_begin);
+  const int threads = macs > kParallelMinMacs && !omp_in_parallel() ? omp_get_max_threads() : 1;
   const Split split = ChooseSplit(groups, (M + kMr - 1) / kMr, threads);
   const int shares = split.tn * split.tm;
   if (shares == 1) {
@@ -428,7 +437,8 @@ void RunProblem(const Problem& p, bool pack) {
 void GemmF32Avx2(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, float alpha, const float* a,
                  int64_t lda, const float* b, int64_t ldb, float beta, float* c, int64_t ldc, F32Kernels kernels,
                  const GemmEpilogue<float>& epilogue, const float* const* b_rows) {
-  const Problem p{trans_a, trans_b, M, N, K, alpha, a, lda, b, ldb, beta, c, ldc, kernels, epilogue, b_rows, nullptr};
+  const Problem p{trans_a, trans_b, M, N, K, alpha, a, lda, b, ldb, beta, c, ldc, kernels, epilogue, b_rows, nullptr,
+                  0, K};
   RunProblem(p, trans_b || b_rows != nullptr || (M > kInPlaceBMaxRows && K * N > kInPlaceBMaxFloats));
 }
 
@@ -436,8 +446,7 @@ PackedF32B PackF32B(bool trans_b, int64_t K, int64_t N, const float* b, int64_t 
   PackedF32B packed;
   packed.K = K;
   packed.N = N;
-  const int64_t k_blocks = (K + kMaxKc - 1) / kMaxKc;
-  const int64_t kc = K == 0 ? 0 : (K + k_blocks - 1) / k_blocks;
+  const int64_t kc = K == 0 ? 0 : F32GemmKBlock(K);
   const int64_t all_panels = (N + kNr - 1) / kNr;
   packed.data.resize(static_cast<size_t>(all_panels * kNr * K));
   const Problem p{false, trans_b, 0, N, K, 1.0f, nullptr, 0, b, ldb, 0.0f, nullptr, 0, F32Kernels::kAvx2, {},
@@ -454,9 +463,10 @@ PackedF32B PackF32B(bool trans_b, int64_t K, int64_t N, const float* b, int64_t 
 }
 
 void GemmF32Avx2Packed(int64_t M, float alpha, const float* a, int64_t lda, const PackedF32B& b, float beta, float* c,
-                       int64_t ldc, F32Kernels kernels, const GemmEpilogue<float>& epilogue) {
+                       int64_t ldc, F32Kernels kernels, const GemmEpilogue<float>& epilogue, int64_t k_begin,
+                       int64_t k_end) {
   const Problem p{false, false, M, b.N, b.K, alpha, a, lda, nullptr, 0, beta, c, ldc, kernels, epilogue, nullptr,
-                  b.data.data()};
+                  b.data.data(), k_begin, k_end < 0 ? b.K : k_end};
   RunProblem(p, true);
 }
 
@@ -469,7 +479,7 @@ void GemmF32Avx2(bool, bool, int64_t, int64_t, int64_t, float, const float*, int
 }
 PackedF32B PackF32B(bool, int64_t, int64_t, const float*, int64_t) { std::abort(); }
 void GemmF32Avx2Packed(int64_t, float, const float*, int64_t, const PackedF32B&, float, float*, int64_t, F32Kernels,
-                       const GemmEpilogue<float>&) {
+                       const GemmEpilogue<float>&, int64_t, int64_t) {
   std::abort();
 }
 

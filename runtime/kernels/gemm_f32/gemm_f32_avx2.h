@@ -46,9 +46,18 @@ struct PackedF32B {
 // REQUIRES: GetCpuFeatures().avx2_fma (x86-64 only: elsewhere this aborts).
 PackedF32B PackF32B(bool trans_b, int64_t K, int64_t N, const float* b, int64_t ldb);
 
-// GemmF32Avx2(trans_a false, trans_b as packed, M, b.N, b.K, ...) on the packed B.
+// GemmF32Avx2(trans_a false, trans_b as packed, M, b.N, b.K, ...) on the packed B; or, with k_end >= 0, only
+// the K blocks of that product lying in [k_begin, k_end) (both multiples of F32GemmKBlock(b.K), or k_end ==
+// b.K), A's columns [k_begin, k_end) being a[m * lda + k - k_begin]: the first block of the product (k_begin
+// == 0) stores with beta and the bias, later ones add to C, and the last (k_end == b.K) applies the residual
+// and the clamp. Calls over consecutive ranges covering [0, b.K) give the bits of one call, so that a large
+// A can be built a slice of columns at a time while B is read once per slice.
 // REQUIRES: as GemmF32Avx2; M > 0, b.K > 0, b.N > 0.
 void GemmF32Avx2Packed(int64_t M, float alpha, const float* a, int64_t lda, const PackedF32B& b, float beta, float* c,
-                       int64_t ldc, F32Kernels kernels = BestF32Kernels(), const GemmEpilogue<float>& epilogue = {});
+                       int64_t ldc, F32Kernels kernels = BestF32Kernels(), const GemmEpilogue<float>& epilogue = {},
+                       int64_t k_begin = 0, int64_t k_end = -1);
+
+// The K block size of GemmF32Avx2 for products of depth K (a function of K alone, at most 256).
+int64_t F32GemmKBlock(int64_t K);
 
 }  // namespace ptq

@@ -186,6 +186,37 @@ void ConvNhwc(const ConvGeometry& g, const T* x, const T* w, const NhwcWeights<T
   const int threads = omp_in_parallel() || g.batch * OH * OW * K * M < kParallelMacs ? 1 : omp_get_max_threads();
   const int64_t row_len = g.group * K;  // every group's taps x channels
   int64_t lines = std::max<int64_t>(1, std::min(OH, kRowsBudget / std::max<int64_t>(1, OW * row_len)));
+  // Constant float weights too large to stay in cache from one block of lines to the next (FCN's 3x3
+  // convolutions of 2048 and 512 channels): per image and block of positions, im2row a slice of K columns
+  // at a time and multiply it by those rows of the packed weights, which are then read once per block of
+  // positions instead of once per few lines; the same bits (GemmF32Avx2Packed over K ranges).
+  constexpr int64_t kLargeWeights = int64_t{1} << 21;  // floats (8 MiB)
+  if constexpr (std::is_same<T, float>::value) {
+    if (g.group == 1 && wts.packed != nullptr && K * M > kLargeWeights && lines < OH) {
+      const int64_t kc = F32GemmKBlock(K), positions = OH * OW;
+      const int64_t block = std::min(positions, kRowsBudget / kc);
+      const int64_t slice = std::min(K, std::max<int64_t>(1, kRowsBudget / (block * kc)) * kc);
+      float* rows = scratch.Get<float>(static_cast<size_t>(block * slice));
+      for (int64_t n = 0; n < g.batch; ++n) {
+        for (int64_t p0 = 0; p0 < positions; p0 += block) {
+          const int64_t p1 = std::min(positions, p0 + block);
+          float* out = y + (n * positions + p0) * M;
+          GemmEpilogue<float> e = epi;
+          e.col_bias = bias;
+          e.sum = epi.sum != nullptr ? epi.sum + (out - y) : nullptr;
+          e.ld_sum = M;
+          for (int64_t k0 = 0; k0 < K; k0 += slice) {
+            const int64_t k1 = std::min(K, k0 + slice);
+            Im2RowNhwcSlice(x + n * in_size * C, C, g.window, p0, p1, k0, k1, rows);
+            GemmF32Avx2Packed(p1 - p0, 1.0f, rows, k1 - k0, (*wts.packed)[0], 0.0f, out, M, BestF32Kernels(), e, k0,
+                              k1);
+          }
+          activate(0, n * positions + p0, n * positions + p1);
+        }
+      }
+      return;
+    }
+  }
   // Only ptq's AVX2 GEMM computes a row the same whatever the rows beside it (Eigen's blocking depends on
   // the row count): blocks shrink for the threads only there, so any thread count gives the same bits.
   if (own_gemm && threads > 1 && g.batch < threads) lines = std::min(lines, (OH + threads - 1) / threads);

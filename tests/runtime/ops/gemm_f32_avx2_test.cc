@@ -17,6 +17,7 @@
 #include <random>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 #include "runtime/cpu_features.h"
@@ -320,6 +321,43 @@ TEST(GemmF32Avx2, PrepackedBGivesTheSameBits) {
         EXPECT_EQ(0, std::memcmp(want.data(), got.data(), want.size() * sizeof(float)))
             << "trans_b=" << trans_b << " M=" << M << " " << Name(kernels);
       }
+    }
+  }
+}
+
+// A product over K = 1000 (4 K blocks of 250) taken as K ranges [0, 250), [250, 750), [750, 1000), A given a
+// slice of columns at a time, has the bits of one call: the bias in the first block, the residual and clamp
+// in the last.
+TEST(GemmF32Avx2, KRangesOfThePackedProductGiveTheBitsOfOneCall) {
+  PTQ_REQUIRE_AVX2();
+  std::mt19937 rng(19);
+  constexpr int64_t kN = 70, kK = 1000;
+  ASSERT_EQ(F32GemmKBlock(kK), 250);
+  const Matrix b(kK, kN, 0, rng, 0.0f), bias(1, kN, 0, rng, 0.0f);
+  const PackedF32B packed = PackF32B(false, kK, kN, b.data, b.ld);
+  for (int64_t M : {1, 9, 40}) {
+    const Matrix a(M, kK, 0, rng, 0.0f), sum(M, kN, 0, rng, 0.0f);
+    for (F32Kernels kernels : RunnableKernels()) {
+      GemmEpilogue<float> epi;
+      epi.col_bias = bias.data;
+      epi.sum = sum.data;
+      epi.ld_sum = kN;
+      epi.clamp = true;
+      epi.lo = -2.0f;
+      epi.hi = 3.0f;
+      std::vector<float> want(static_cast<size_t>(M * kN)), got(want.size());
+      GemmF32Avx2Packed(M, 1.0f, a.data, a.ld, packed, 0.0f, want.data(), kN, kernels, epi);
+      for (const auto& range : {std::pair<int64_t, int64_t>{0, 250}, {250, 750}, {750, 1000}}) {
+        std::vector<float> slice(static_cast<size_t>(M * (range.second - range.first)));
+        for (int64_t m = 0; m < M; ++m) {
+          std::copy(a.data + m * a.ld + range.first, a.data + m * a.ld + range.second,
+                    slice.data() + m * (range.second - range.first));
+        }
+        GemmF32Avx2Packed(M, 1.0f, slice.data(), range.second - range.first, packed, 0.0f, got.data(), kN, kernels, epi,
+                          range.first, range.second);
+      }
+      EXPECT_EQ(0, std::memcmp(want.data(), got.data(), want.size() * sizeof(float)))
+          << "M=" << M << " " << Name(kernels);
     }
   }
 }
