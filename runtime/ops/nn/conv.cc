@@ -11,6 +11,7 @@
 #include "runtime/activation_fusion.h"
 #include "runtime/channels_last_layout.h"
 #include "runtime/kernels/conv/conv_geometry.h"
+#include "runtime/kernels/conv/conv_nhwc_direct.h"
 #include "runtime/kernels/conv/depthwise_conv.h"
 #include "runtime/kernels/conv/depthwise_nhwc.h"
 #include "runtime/kernels/conv/im2col.h"
@@ -177,6 +178,16 @@ void ConvNhwc(const ConvGeometry& g, const T* x, const T* w, const NhwcWeights<T
       activate(0, r0, r1);
     }
     return;
+  }
+  // Depths of one GEMM K block (grouped convolutions, stems) with packed weights: no im2row matrix.
+  if constexpr (std::is_same<T, float>::value) {
+    if (wts.packed != nullptr && ConvNhwcDirectApplies(g)) {
+      GemmEpilogue<float> e = epi;
+      e.col_bias = bias;
+      e.ld_sum = M;
+      ConvNhwcDirectF32(x, *wts.packed, g, e, y, silu ? &ApplySilu<float> : nullptr);
+      return;
+    }
   }
   // Units of work: (image, block of output lines), each im2row'd for every group at once (one pass over the
   // image) and multiplied group by group by one thread; blocks hold rows of about kRowsBudget values, and

@@ -10,6 +10,7 @@
 #include <random>
 
 #include "runtime/cpu_features.h"
+#include "runtime/kernels/conv/conv_nhwc_direct.h"
 #include "runtime/kernels/conv/im2row_nhwc.h"
 #include "runtime/kernels/gemm_f32/gemm_f32_avx2.h"
 #include "tests/runtime/ops/nn_test_util.h"
@@ -263,6 +264,66 @@ TEST(ConvSweepTest, LargeWeightsInKSlicesHaveTheBitsOfOneProduct) {
     const Tensor y = testing::RunOp("FusedConv", 1, a, {x, w, b}, 1, true, "ptq.fused")[0];
     ASSERT_EQ(y.shape(), (Shape{1, H, W, M}));
     EXPECT_EQ(0, std::memcmp(y.raw(), want.data(), want.size() * sizeof(float))) << threads << " threads";
+  }
+  omp_set_num_threads(saved);
+}
+
+// Convolutions of one GEMM K block (RegNet's grouped 3x3s, stems of 3 channels, grouped and strided, dilated,
+// padded windows; 8 to 40 channels per group; a residual and a clamp) computed without an im2row matrix
+// have the bits of Im2RowNhwc rows times each group's packed weights, on 1 and 3 threads.
+TEST(ConvSweepTest, DirectChannelsLastConvHasTheBitsOfIm2RowTimesPackedWeights) {
+  if (!GetCpuFeatures().avx2_fma) GTEST_SKIP() << "the direct kernel needs AVX2 and FMA";
+  std::mt19937 rng(31);
+  const auto pick = [&rng](int64_t lo, int64_t hi) { return std::uniform_int_distribution<int64_t>(lo, hi)(rng); };
+  const int saved = omp_get_max_threads();
+  for (int trial = 0; trial < 24; ++trial) {
+    Window win = RandomWindow(rng, 2, 2);
+    win.input = {pick(5, 30), pick(5, 30)};
+    const int64_t group = 1 + trial % 4, cg = trial % 3 == 0 ? 3 : 4 * pick(1, 4), mg = 8 * pick(1, 5);
+    const int64_t C = group * cg, M = group * mg, N = 1 + trial % 2, T = win.kernel[0] * win.kernel[1];
+    ConvAttributes attrs;
+    attrs.kernel_shape = win.kernel;
+    attrs.strides = win.strides;
+    attrs.dilations = win.dilations;
+    attrs.pads = win.pads;
+    attrs.group = group;
+    const Shape xs{N, win.input[0], win.input[1], C}, ws{M, cg, win.kernel[0], win.kernel[1]};
+    const ConvGeometry g = ResolveConvGeometryChannelsLast(attrs, xs, ws);
+    ASSERT_TRUE(ConvNhwcDirectApplies(g)) << "trial " << trial;
+    const int64_t P = g.window.output[0] * g.window.output[1], K = cg * T;
+    const Tensor x = RandomTensor(rng, xs), w = RandomTensor(rng, ws);
+    const Tensor bias = RandomTensor(rng, {M}), z = RandomTensor(rng, {N * P * M});
+    std::vector<float> wt(static_cast<size_t>(w.size()));
+    PackConvWeightsNhwc(w.data<float>(), M, cg, T, group, wt.data());
+    std::vector<PackedF32B> packed;
+    for (int64_t grp = 0; grp < group; ++grp) packed.push_back(PackF32B(false, K, mg, wt.data() + grp * K * mg, mg));
+    GemmEpilogue<float> epi;
+    epi.col_bias = bias.data<float>();
+    epi.sum = trial % 2 == 0 ? z.data<float>() : nullptr;
+    epi.ld_sum = M;
+    epi.clamp = trial % 3 != 2;
+    epi.lo = -0.5f;
+    epi.hi = 1.0f;
+    // The reference: each image's rows of every group, each group's GEMM into its columns.
+    std::vector<float> want(static_cast<size_t>(N * P * M)), rows(static_cast<size_t>(P * group * K));
+    for (int64_t n = 0; n < N; ++n) {
+      Im2RowNhwc(x.data<float>() + n * win.input[0] * win.input[1] * C, C, group, g.window, 0, g.window.output[0],
+                 rows.data());
+      for (int64_t grp = 0; grp < group; ++grp) {
+        GemmEpilogue<float> e = epi;
+        e.col_bias = epi.col_bias + grp * mg;
+        e.sum = epi.sum != nullptr ? epi.sum + n * P * M + grp * mg : nullptr;
+        GemmF32Avx2Packed(P, 1.0f, rows.data() + grp * K, group * K, packed[static_cast<size_t>(grp)], 0.0f,
+                          want.data() + n * P * M + grp * mg, M, BestF32Kernels(), e);
+      }
+    }
+    for (int threads : {1, 3}) {
+      omp_set_num_threads(threads);
+      std::vector<float> got(want.size());
+      ConvNhwcDirectF32(x.data<float>(), packed, g, epi, got.data());
+      EXPECT_EQ(0, std::memcmp(got.data(), want.data(), want.size() * sizeof(float)))
+          << "trial " << trial << ", " << threads << " threads";
+    }
   }
   omp_set_num_threads(saved);
 }

@@ -1,0 +1,170 @@
+// ConvNhwcDirectF32: tiles of 6 output positions x 16 output channels of one group in ymm registers, each
+// position's taps read through pointers into the image (a zero run for taps outside it), AVX2+FMA.
+#include "runtime/kernels/conv/conv_nhwc_direct.h"
+
+#include <omp.h>
+
+#include <algorithm>
+#include <cstdlib>
+
+#include "runtime/cpu_features.h"
+#include "runtime/kernels/gemm_f32/gemm_f32_tile.h"
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#define PTQ_AVX2 __attribute__((target("avx2,fma")))
+#endif
+
+namespace ptq {
+
+bool ConvNhwcDirectApplies(const ConvGeometry& g) {
+  if (!g.channels_last || g.window.rank() != 2 || !GetCpuFeatures().avx2_fma) return false;
+  const int64_t K = g.in_channels_per_group() * g.window.kernel[0] * g.window.kernel[1];
+  return K > 0 && K <= 256 && F32GemmKBlock(K) == K && g.out_channels_per_group() % 8 == 0;
+}
+
+#if defined(__x86_64__)
+namespace {
+
+constexpr int64_t kRows = kF32TileRows;  // output positions per tile
+constexpr int64_t kPanel = kF32PanelCols;
+constexpr int64_t kChunk = 16 * kRows;  // output positions per unit of work
+
+// One tile's arguments: taps[r * T + t] points at tap t's cg channels for position r.
+struct DirectTile {
+  const float* const* taps;
+  int64_t T, cg;
+  const float* b;  // the panel: b[k * 16 + i], k = t * cg + c
+  float* y;
+  int64_t ldy;
+  const float* col_bias;  // nullptr: none
+  const float* sum;       // nullptr: none
+  int64_t ld_sum;
+  bool clamp;
+  float lo, hi;
+};
+
+// acc = fma(A(r, k), B(k, n), acc) for k = t * cg + c increasing, then the GEMM's store of a single K block
+// with alpha 1 and beta 0 (alpha * acc is acc itself): + col_bias, + sum, then the clamp.
+template <int kR, int kVecs>
+PTQ_AVX2 void Tile(const DirectTile& d) {
+  __m256 acc[kR][kVecs];
+#pragma GCC unroll 8
+  for (int r = 0; r < kR; ++r) {
+#pragma GCC unroll 2
+    for (int v = 0; v < kVecs; ++v) acc[r][v] = _mm256_setzero_ps();
+  }
+  const float* b = d.b;
+  for (int64_t t = 0; t < d.T; ++t) {
+    const float* p[kR];
+#pragma GCC unroll 8
+    for (int r = 0; r < kR; ++r) p[r] = d.taps[r * d.T + t];
+    if (t + 1 < d.T) {  // the next tap's pixels, while this one's products run (a tap's work outlasts a miss)
+#pragma GCC unroll 8
+      for (int r = 0; r < kR; ++r) {
+        const char* next = reinterpret_cast<const char*>(d.taps[r * d.T + t + 1]);
+        for (int64_t byte = 0; byte < d.cg * 4; byte += 64) _mm_prefetch(next + byte, _MM_HINT_T0);
+      }
+    }
+    for (int64_t c = 0; c < d.cg; ++c, b += kPanel) {
+      __m256 bv[kVecs];
+#pragma GCC unroll 2
+      for (int v = 0; v < kVecs; ++v) bv[v] = _mm256_loadu_ps(b + 8 * v);
+#pragma GCC unroll 8
+      for (int r = 0; r < kR; ++r) {
+        const __m256 a = _mm256_broadcast_ss(p[r] + c);
+#pragma GCC unroll 2
+        for (int v = 0; v < kVecs; ++v) acc[r][v] = _mm256_fmadd_ps(a, bv[v], acc[r][v]);
+      }
+    }
+  }
+  const __m256 lo = _mm256_set1_ps(d.lo), hi = _mm256_set1_ps(d.hi);
+#pragma GCC unroll 8
+  for (int r = 0; r < kR; ++r) {
+#pragma GCC unroll 2
+    for (int v = 0; v < kVecs; ++v) {
+      __m256 x = acc[r][v];
+      if (d.col_bias != nullptr) x = _mm256_add_ps(x, _mm256_loadu_ps(d.col_bias + 8 * v));
+      if (d.sum != nullptr) x = _mm256_add_ps(x, _mm256_loadu_ps(d.sum + r * d.ld_sum + 8 * v));
+      if (d.clamp) {  // y < lo ? lo : y, then hi < y ? hi : y (NaN compares false: stays NaN)
+        x = _mm256_blendv_ps(x, lo, _mm256_cmp_ps(x, lo, _CMP_LT_OQ));
+        x = _mm256_blendv_ps(x, hi, _mm256_cmp_ps(hi, x, _CMP_LT_OQ));
+      }
+      _mm256_storeu_ps(d.y + r * d.ldy + 8 * v, x);
+    }
+  }
+}
+
+using TileFn = void (*)(const DirectTile&);
+constexpr TileFn kTiles[2][kRows] = {
+    {Tile<1, 1>, Tile<2, 1>, Tile<3, 1>, Tile<4, 1>, Tile<5, 1>, Tile<6, 1>},
+    {Tile<1, 2>, Tile<2, 2>, Tile<3, 2>, Tile<4, 2>, Tile<5, 2>, Tile<6, 2>}};
+
+}  // namespace
+
+void ConvNhwcDirectF32(const float* x, const std::vector<PackedF32B>& packed, const ConvGeometry& g,
+                       const GemmEpilogue<float>& epi, float* y, void (*finish)(float*, int64_t)) {
+  const SlidingWindow& w = g.window;
+  const int64_t H = w.input[0], W = w.input[1], OH = w.output[0], OW = w.output[1];
+  const int64_t KH = w.kernel[0], KW = w.kernel[1], T = KH * KW;
+  const int64_t C = g.in_channels, M = g.out_channels, cg = g.in_channels_per_group(), mg = g.out_channels_per_group();
+  const int64_t K = cg * T, P = OH * OW, chunks = (P + kChunk - 1) / kChunk;
+  const std::vector<float> zeros(static_cast<size_t>(cg), 0.0f);  // the taps outside the image
+  // Units: (image, block of positions); in each, tile by tile, every group, so that the groups read the taps'
+  // pixels (all C channels) while they are in cache.
+  const int64_t units = g.batch * chunks;
+  const int threads = omp_in_parallel() || g.batch * P * K * M < (int64_t{1} << 22) ? 1 : omp_get_max_threads();
+#pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1)
+  for (int64_t u = 0; u < units; ++u) {
+    const int64_t n = u / chunks, o_begin = u % chunks * kChunk, o_end = std::min(P, o_begin + kChunk);
+    const float* image = x + n * H * W * C;
+    int64_t offset[kRows * 256];     // tap t of position r: its pixel's offset in the image, -1 outside
+    const float* taps[kRows * 256];  // T <= K <= 256
+    for (int64_t o0 = o_begin; o0 < o_end; o0 += kRows) {
+      const int64_t rows = std::min(kRows, o_end - o0);
+      for (int64_t r = 0; r < rows; ++r) {
+        const int64_t oh = (o0 + r) / OW, ow = (o0 + r) % OW;
+        for (int64_t kh = 0, t = 0; kh < KH; ++kh) {
+          const int64_t ih = oh * w.strides[0] - w.pads_begin[0] + kh * w.dilations[0];
+          for (int64_t kw = 0; kw < KW; ++kw, ++t) {
+            const int64_t iw = ow * w.strides[1] - w.pads_begin[1] + kw * w.dilations[1];
+            offset[r * T + t] = ih >= 0 && ih < H && iw >= 0 && iw < W ? (ih * W + iw) * C : -1;
+          }
+        }
+      }
+      for (int64_t grp = 0; grp < g.group; ++grp) {
+        for (int64_t i = 0; i < rows * T; ++i) taps[i] = offset[i] < 0 ? zeros.data() : image + offset[i] + grp * cg;
+        const float* b = packed[static_cast<size_t>(grp)].data.data();
+        const int64_t at = (n * P + o0) * M + grp * mg;  // the tile's first output in y (and in the residual)
+        for (int64_t j = 0; j * kPanel < mg; ++j) {
+          DirectTile d;
+          d.taps = taps;
+          d.T = T;
+          d.cg = cg;
+          d.b = b + j * kPanel * K;  // PackF32B: panel j of one K block
+          d.y = y + at + j * kPanel;
+          d.ldy = M;
+          d.col_bias = epi.col_bias != nullptr ? epi.col_bias + grp * mg + j * kPanel : nullptr;
+          d.sum = epi.sum != nullptr ? epi.sum + at + j * kPanel : nullptr;
+          d.ld_sum = M;
+          d.clamp = epi.clamp;
+          d.lo = epi.lo;
+          d.hi = epi.hi;
+          kTiles[mg - j * kPanel >= kPanel][rows - 1](d);
+        }
+      }
+    }
+    if (finish != nullptr) finish(y + (n * P + o_begin) * M, (o_end - o_begin) * M);
+  }
+}
+
+#else  // not x86-64: ConvNhwcDirectApplies is false, so this is never called.
+
+void ConvNhwcDirectF32(const float*, const std::vector<PackedF32B>&, const ConvGeometry&, const GemmEpilogue<float>&,
+                       float*, void (*)(float*, int64_t)) {
+  std::abort();
+}
+
+#endif
+
+}  // namespace ptq
