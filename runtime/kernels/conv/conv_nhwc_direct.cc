@@ -19,8 +19,8 @@ namespace ptq {
 
 bool ConvNhwcDirectApplies(const ConvGeometry& g) {
   if (!g.channels_last || g.window.rank() != 2 || !GetCpuFeatures().avx2_fma) return false;
-  const int64_t K = g.in_channels_per_group() * g.window.kernel[0] * g.window.kernel[1];
-  return K > 0 && K <= 256 && F32GemmKBlock(K) == K && g.out_channels_per_group() % 8 == 0;
+  const int64_t cg = g.in_channels_per_group(), K = cg * g.window.kernel[0] * g.window.kernel[1];
+  return cg >= 8 && K <= 256 && F32GemmKBlock(K) == K && g.out_channels_per_group() % 8 == 0;
 }
 
 #if defined(__x86_64__)

@@ -1,6 +1,6 @@
 // The float channels-last convolution without an im2row matrix, for depths of one GEMM K block (grouped
-// convolutions such as RegNet's, and 3- or 4-channel stems): the GEMM's tiles read each output position's
-// taps from the image through pointers.
+// convolutions such as RegNet's): the GEMM's tiles read each output position's taps from the image through
+// pointers.
 #pragma once
 
 #include <cstdint>
@@ -12,9 +12,10 @@
 
 namespace ptq {
 
-// Whether ConvNhwcDirectF32 computes this convolution: channels last, 2 spatial dims, K = cg * KH * KW no more
-// than one GEMM K block (F32GemmKBlock(K) == K, K <= 256) and a multiple of 8 output channels per group; and
-// an AVX2+FMA CPU.
+// Whether ConvNhwcDirectF32 computes this convolution: channels last, 2 spatial dims, at least 8 input channels
+// per group (fewer leave too little work per tap: 3-channel stems are faster as im2row runs), K = cg * KH * KW
+// no more than one GEMM K block (F32GemmKBlock(K) == K, K <= 256), a multiple of 8 output channels per group;
+// and an AVX2+FMA CPU.
 bool ConvNhwcDirectApplies(const ConvGeometry& g);
 
 // y [N, OH, OW, M] = the convolution of x [N, H, W, C] by the weights packed per group (packed[grp] is

@@ -179,7 +179,7 @@ void ConvNhwc(const ConvGeometry& g, const T* x, const T* w, const NhwcWeights<T
     }
     return;
   }
-  // Depths of one GEMM K block (grouped convolutions, stems) with packed weights: no im2row matrix.
+  // Depths of one GEMM K block (grouped convolutions) with packed weights: no im2row matrix.
   if constexpr (std::is_same<T, float>::value) {
     if (wts.packed != nullptr && ConvNhwcDirectApplies(g)) {
       GemmEpilogue<float> e = epi;

@@ -268,8 +268,8 @@ TEST(ConvSweepTest, LargeWeightsInKSlicesHaveTheBitsOfOneProduct) {
   omp_set_num_threads(saved);
 }
 
-// Convolutions of one GEMM K block (RegNet's grouped 3x3s, stems of 3 channels, grouped and strided, dilated,
-// padded windows; 8 to 40 channels per group; a residual and a clamp) computed without an im2row matrix
+// Convolutions of one GEMM K block (RegNet's grouped 3x3s; grouped and strided, dilated, padded windows of 8 to
+// 16 input and 8 to 40 output channels per group; a residual and a clamp) computed without an im2row matrix
 // have the bits of Im2RowNhwc rows times each group's packed weights, on 1 and 3 threads.
 TEST(ConvSweepTest, DirectChannelsLastConvHasTheBitsOfIm2RowTimesPackedWeights) {
   if (!GetCpuFeatures().avx2_fma) GTEST_SKIP() << "the direct kernel needs AVX2 and FMA";
@@ -279,7 +279,7 @@ TEST(ConvSweepTest, DirectChannelsLastConvHasTheBitsOfIm2RowTimesPackedWeights) 
   for (int trial = 0; trial < 24; ++trial) {
     Window win = RandomWindow(rng, 2, 2);
     win.input = {pick(5, 30), pick(5, 30)};
-    const int64_t group = 1 + trial % 4, cg = trial % 3 == 0 ? 3 : 4 * pick(1, 4), mg = 8 * pick(1, 5);
+    const int64_t group = 1 + trial % 4, cg = 8 + trial % 9, mg = 8 * pick(1, 5);
     const int64_t C = group * cg, M = group * mg, N = 1 + trial % 2, T = win.kernel[0] * win.kernel[1];
     ConvAttributes attrs;
     attrs.kernel_shape = win.kernel;
