@@ -446,7 +446,10 @@ class Runner:
                 os.replace(bdir + ".tmp", bdir)
             for kind in kinds:
                 for t in [int(x) for x in self.a.lat_threads.split(",")]:
-                    for rt in ("ptq", "ort"):
+                    # --lat-pairs N: ptq and ONNX Runtime alternate N times; each keeps the median of its medians
+                    # (and its lowest minimum), so that a slow spell of a shared machine hits both alike.
+                    samples = {}
+                    for rt in ("ptq", "ort") * self.a.lat_pairs:
                         key = f"{rt}/{kind}/b{b}/t{t}"
                         if key in res["runs"]:
                             continue
@@ -461,13 +464,17 @@ class Runner:
                         rc, dt, text = common.run_cmd(cmd, log, self.a.timeout, env=self.env)
                         js = [ln for ln in text.splitlines() if ln.startswith("{")]
                         if rc == 0 and js:
-                            j = json.loads(js[-1])
-                            res["runs"][key] = {"median_ms": j.get("median_ms"), "min_ms": j.get("min_ms"),
-                                                "runs": j.get("runs")}
+                            samples.setdefault(key, []).append(json.loads(js[-1]))
                         else:
                             errors[key] = self.fail_text(rc, text, self.a.timeout)
-                        partial = dict(res, errors=errors, status="partial")
-                        write_json(self.result_path(model, "latency"), partial)
+                    for key, js in samples.items():
+                        if key in errors:
+                            continue
+                        res["runs"][key] = {"median_ms": float(np.median([j["median_ms"] for j in js])),
+                                            "min_ms": min(j["min_ms"] for j in js),
+                                            "runs": sum(j["runs"] for j in js), "pairs": len(js)}
+                    partial = dict(res, errors=errors, status="partial")
+                    write_json(self.result_path(model, "latency"), partial)
         res["errors"] = errors
         res["seconds_per_measurement"] = self.a.lat_seconds
         return res
@@ -602,6 +609,8 @@ def main():
     ap.add_argument("--lat-threads", default="1,2")
     ap.add_argument("--lat-seconds", type=float, default=3.0)
     ap.add_argument("--lat-models", default="float,qoperator,qdq", help="which of float,qoperator,qdq to time")
+    ap.add_argument("--lat-pairs", type=int, default=1,
+                    help="times ptq and ONNX Runtime alternate per configuration (medians of their medians)")
     ap.add_argument("--list", action="store_true", help="list the models and cached results, then exit")
     a = ap.parse_args()
     avail = available_models()
