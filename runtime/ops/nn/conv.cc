@@ -1,5 +1,5 @@
-// Conv (and ptq.fused FusedConv, Conv + Relu/Clip): depthwise by the direct kernel, 1x1 as one GEMM on the
-// input, the rest as (wide) im2col + GEMM; bias and activation applied as the outputs are stored.
+// Conv (and ptq.fused FusedConv, Conv + Relu/Clip/SiLU): depthwise by the direct kernel, 1x1 as one GEMM on
+// the input, the rest as (wide) im2col / im2row + GEMM; bias and activation applied as the outputs are stored.
 #include "runtime/ops/nn/conv.h"
 
 #include <omp.h>
@@ -119,9 +119,11 @@ struct NhwcWeights {
 };
 
 // Channels last (x [N, H, W, C], y [N, OH, OW, M]; 2 spatial dims): depthwise windows by the direct
-// kernel; a pointwise window of one group is one GEMM on x itself; otherwise, per image and block of output
-// lines, Im2RowNhwc rows of every group, each group's times its weights into its columns of y, the bias added along
-// columns and the activation applied as each output is stored.
+// kernel; a pointwise window of one group is one GEMM on x itself; depths of one GEMM K block read their taps
+// in place (ConvNhwcDirectF32); weights larger than the cache go by K slices of im2row columns; otherwise, per
+// image and block of output lines, Im2RowNhwc rows of every group, each group's times its weights into its
+// columns of y. The bias is added along columns and the clamp applied as each output is stored; the SiLU
+// (silu) in one more pass over each block of outputs while it is in cache.
 template <class T>
 void ConvNhwc(const ConvGeometry& g, const T* x, const T* w, const NhwcWeights<T>& wts, const T* bias,
               const GemmEpilogue<T>& epi, bool silu, T* y, ScratchBuffer& scratch) {
