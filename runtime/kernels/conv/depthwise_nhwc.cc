@@ -67,7 +67,8 @@ void ForEachRow(const NhwcLayout& l, F f) {
 // The output positions [begin, end) of output row oh, one at a time through the tap pointers.
 template <class T>
 void PositionsByTaps(const NhwcLayout& l, const T* image, const T* zeros, const T* wt, const T* bias,
-                     const GemmEpilogue<T>& activation, int64_t oh, int64_t begin, int64_t end, const T** tap, T* yrow) {
+                     const GemmEpilogue<T>& activation, int64_t oh, int64_t begin, int64_t end, const T** tap,
+                     T* yrow) {
   const int64_t taps = l.taps();
   for (int64_t ow = begin; ow < end; ++ow) {
     T* out = yrow + ow * l.M;
