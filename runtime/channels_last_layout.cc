@@ -112,7 +112,9 @@ class Converter {
     if (order.size() != g_.nodes.size()) return g_;  // a cycle: the session refuses the graph
     for (size_t i : order) {
       const Node& n = g_.nodes[i];
-      if (!Convert(n) && !Pool(n) && !WindowPool(n) && !Normalize(n) && !Concat(n) && !Resize(n) && !Follow(n)) Keep(n);
+      const bool converted =
+          Convert(n) || Pool(n) || WindowPool(n) || Normalize(n) || Concat(n) || Resize(n) || Follow(n);
+      if (!converted) Keep(n);
     }
     for (const ValueInfo& o : g_.outputs) Nchw(o.name);
     if (count) *count = count_;

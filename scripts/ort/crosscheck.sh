@@ -27,7 +27,8 @@ if ! grep -qwE 'avx512_vnni|avx_vnni' /proc/cpuinfo 2> /dev/null; then
   exact=(--min-sqnr 15)
   fixtures=(--min-sqnr 15)
 fi
-node "$here/compare_ort.js" "$ptq" "$data/tiny_qlinear_matmul/model.onnx" "$data/tiny_qlinear_matmul/inputs" "${exact[@]}"
+tiny="$data/tiny_qlinear_matmul"
+node "$here/compare_ort.js" "$ptq" "$tiny/model.onnx" "$tiny/inputs" "${exact[@]}"
 for spec in digits_vit/digits_vit_opset13 digits_vit/digits_vit_opset17 digits_cnn/digits_cnn bert_encoder/bert_encoder; do
   folder="${spec%%/*}"
   name="${spec##*/}"
