@@ -1,5 +1,6 @@
 // The attributes of ptq.fused FusedConv (Conv -> Relu / Clip, fused by FuseConvActivations in
-// float_fusion.h): the clamp applied as each output is stored (no second pass over the tensor).
+// float_fusion.h; Conv -> SiLU, by FuseSilus): the clamp applied as each output is stored (no second pass over
+// the tensor), or the SiLU applied to each block of outputs while it is in cache.
 #pragma once
 
 #include "runtime/graph.h"
