@@ -137,14 +137,18 @@ void ConvNhwc(const ConvGeometry& g, const T* x, const T* w, const NhwcWeights<T
   // out [rows, mg] (row stride M) = a [rows, K] (row stride lda) * B of group grp, + the epilogue with
   // the group's bias and (when epi.sum is set) the residual read at out's place in it. Threads call this
   // at once: each builds its own epilogue.
-  auto gemm = [&](int64_t grp, int64_t rows, const T* a, int64_t lda, T* out) {
+  // With packed weights, k_end >= 0 computes only the K range [k_begin, k_end) of the product, a holding those
+  // columns (GemmF32Avx2Packed).
+  auto gemm = [&](int64_t grp, int64_t rows, const T* a, int64_t lda, T* out, int64_t k_begin = 0,
+                  int64_t k_end = -1) {
     GemmEpilogue<T> e = epi;
     e.col_bias = bias != nullptr ? bias + grp * mg : nullptr;
     e.sum = epi.sum != nullptr ? epi.sum + (out - y) : nullptr;
     e.ld_sum = M;
     if constexpr (std::is_same<T, float>::value) {
       if (wts.packed != nullptr) {
-        GemmF32Avx2Packed(rows, 1.0f, a, lda, (*wts.packed)[static_cast<size_t>(grp)], 0.0f, out, M, BestF32Kernels(), e);
+        GemmF32Avx2Packed(rows, 1.0f, a, lda, (*wts.packed)[static_cast<size_t>(grp)], 0.0f, out, M, BestF32Kernels(), e,
+                          k_begin, k_end);
         return;
       }
     }
@@ -213,16 +217,10 @@ void ConvNhwc(const ConvGeometry& g, const T* x, const T* w, const NhwcWeights<T
       for (int64_t n = 0; n < g.batch; ++n) {
         for (int64_t p0 = 0; p0 < positions; p0 += block) {
           const int64_t p1 = std::min(positions, p0 + block);
-          float* out = y + (n * positions + p0) * M;
-          GemmEpilogue<float> e = epi;
-          e.col_bias = bias;
-          e.sum = epi.sum != nullptr ? epi.sum + (out - y) : nullptr;
-          e.ld_sum = M;
           for (int64_t k0 = 0; k0 < K; k0 += slice) {
             const int64_t k1 = std::min(K, k0 + slice);
             Im2RowNhwcSlice(x + n * in_size * C, C, g.window, p0, p1, k0, k1, rows);
-            GemmF32Avx2Packed(p1 - p0, 1.0f, rows, k1 - k0, (*wts.packed)[0], 0.0f, out, M, BestF32Kernels(), e, k0,
-                              k1);
+            gemm(0, p1 - p0, rows, k1 - k0, y + (n * positions + p0) * M, k0, k1);
           }
           activate(0, n * positions + p0, n * positions + p1);
         }
