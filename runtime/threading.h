@@ -7,4 +7,9 @@ namespace ptq {
 void SetNumThreads(int n);
 int NumThreads();
 
+// Work shared between threads is cut into about this many units per thread, taken in turn by whichever
+// thread is free (schedule(dynamic)): on a shared machine one thread can be held up for a while (another
+// tenant on its core), and the others then take over its remaining units instead of waiting for them.
+constexpr int kUnitsPerThread = 4;
+
 }  // namespace ptq

@@ -9,6 +9,7 @@
 
 #include "runtime/cpu_features.h"
 #include "runtime/kernels/gemm_f32/gemm_f32_tile.h"
+#include "runtime/threading.h"
 
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -108,15 +109,19 @@ void ConvNhwcDirectF32(const float* x, const std::vector<PackedF32B>& packed, co
   const int64_t H = w.input[0], W = w.input[1], OH = w.output[0], OW = w.output[1];
   const int64_t KH = w.kernel[0], KW = w.kernel[1], T = KH * KW;
   const int64_t C = g.in_channels, M = g.out_channels, cg = g.in_channels_per_group(), mg = g.out_channels_per_group();
-  const int64_t K = cg * T, P = OH * OW, chunks = (P + kChunk - 1) / kChunk;
+  const int64_t K = cg * T, P = OH * OW;
+  const int threads = omp_in_parallel() || g.batch * P * K * M < (int64_t{1} << 19) ? 1 : omp_get_max_threads();
+  // Positions per unit: kChunk, or fewer (whole tiles) for kUnitsPerThread units per thread on small images.
+  const int64_t per_thread = (P * g.batch + threads * kUnitsPerThread - 1) / (threads * kUnitsPerThread);
+  const int64_t chunk = threads == 1 ? kChunk : std::min(kChunk, std::max<int64_t>(1, per_thread / kRows) * kRows);
+  const int64_t chunks = (P + chunk - 1) / chunk;
   const std::vector<float> zeros(static_cast<size_t>(cg), 0.0f);  // the taps outside the image
   // Units: (image, block of positions); in each, tile by tile, every group, so that the groups read the taps'
   // pixels (all C channels) while they are in cache.
   const int64_t units = g.batch * chunks;
-  const int threads = omp_in_parallel() || g.batch * P * K * M < (int64_t{1} << 22) ? 1 : omp_get_max_threads();
-#pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1)
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (threads > 1)
   for (int64_t u = 0; u < units; ++u) {
-    const int64_t n = u / chunks, o_begin = u % chunks * kChunk, o_end = std::min(P, o_begin + kChunk);
+    const int64_t n = u / chunks, o_begin = u % chunks * chunk, o_end = std::min(P, o_begin + chunk);
     const float* image = x + n * H * W * C;
     int64_t offset[kRows * 256];     // tap t of position r: its pixel's offset in the image, -1 outside
     const float* taps[kRows * 256];  // T <= K <= 256

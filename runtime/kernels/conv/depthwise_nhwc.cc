@@ -15,7 +15,7 @@ namespace ptq {
 namespace {
 
 // Output rows are shared between threads from this many multiply-adds in all.
-constexpr int64_t kParallelMacs = int64_t{1} << 20;
+constexpr int64_t kParallelMacs = int64_t{1} << 17;
 
 // The window: tap (kh, kw) of output (oh, ow) reads input position (oh * sh - ph + kh * dh,
 // ow * sw - pw + kw * dw), a run of M values (channel m reads input channel m / (M / C)).
@@ -56,11 +56,11 @@ void TapPointers(const NhwcLayout& l, const T* image, const T* outside, int64_t 
   }
 }
 
-// f(oh) for every output row of one image, shared between threads when the work is large enough.
+// f(oh) for every output row of one image, taken in turn by the threads when the work is large enough.
 template <class F>
 void ForEachRow(const NhwcLayout& l, F f) {
   const int threads = omp_in_parallel() || l.OH * l.OW * l.taps() * l.M < kParallelMacs ? 1 : omp_get_max_threads();
-#pragma omp parallel for schedule(static) num_threads(threads)
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
   for (int64_t oh = 0; oh < l.OH; ++oh) f(oh);
 }
 

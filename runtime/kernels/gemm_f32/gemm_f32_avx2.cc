@@ -12,6 +12,7 @@
 
 #include "runtime/cpu_features.h"
 #include "runtime/kernels/gemm_f32/gemm_f32_tile.h"
+#include "runtime/threading.h"
 
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -34,7 +35,7 @@ namespace {
 constexpr int64_t kMr = kF32TileRows;
 constexpr int64_t kNr = kF32PanelCols;
 constexpr int64_t kNc = 512;     // N block: a packed kc x kNc block (512 KiB at most) stays in L2
-constexpr int64_t kParallelMinMacs = int64_t{1} << 20;  // smaller products run on the calling thread
+constexpr int64_t kParallelMinMacs = int64_t{1} << 18;  // smaller products run on the calling thread
 // A non-transposed B is read in place for few rows (packing would cost more than it saves) or when
 // small (it then stays in L2 in its own layout; large strided blocks suffer set conflicts and TLB misses).
 constexpr int64_t kInPlaceBMaxRows = 4 * kMr;
@@ -367,13 +368,13 @@ struct Split {
   int tn, tm;
 };
 
-// The split of at most `threads` shares with the best speedup, counting whole tiles; among equals the
+// The split into at most `shares` shares with the best speedup, counting whole tiles; among equals the
 // one that splits N most: each share then packs only the panels it uses, and packs none twice.
-Split ChooseSplit(int64_t groups, int64_t row_blocks, int threads) {
+Split ChooseSplit(int64_t groups, int64_t row_blocks, int shares) {
   Split best{1, 1};
   double best_speedup = 1.0;  // work / the largest share's work
-  for (int tn = threads; tn >= 1; --tn) {
-    const int tm = threads / tn;
+  for (int tn = shares; tn >= 1; --tn) {
+    const int tm = shares / tn;
     const double speedup = double(groups) / double((groups + tn - 1) / tn) * double(row_blocks) /
                            double((row_blocks + tm - 1) / tm);
     if (speedup > best_speedup) {
@@ -422,14 +423,14 @@ void RunProblem(const Problem& p, bool pack) {
   const int64_t groups = ((std::min(kNc, N) + kNr - 1) / kNr + group - 1) / group;  // in a full N block
   const int64_t macs = M * N * (p.k_end - p.k_begin);
   const int threads = macs > kParallelMinMacs && !omp_in_parallel() ? omp_get_max_threads() : 1;
-  const Split split = ChooseSplit(groups, (M + kMr - 1) / kMr, threads);
+  const Split split = ChooseSplit(groups, (M + kMr - 1) / kMr, threads > 1 ? threads * kUnitsPerThread : 1);
   const int shares = split.tn * split.tm;
   if (shares == 1) {
     RunShare(p, pack, split, 0);
     return;
   }
-#pragma omp parallel num_threads(shares)
-  for (int s = omp_get_thread_num(); s < shares; s += omp_get_num_threads()) RunShare(p, pack, split, s);
+#pragma omp parallel for schedule(dynamic, 1) num_threads(std::min(threads, shares))
+  for (int s = 0; s < shares; ++s) RunShare(p, pack, split, s);
 }
 
 }  // namespace

@@ -16,6 +16,7 @@
 #include "runtime/float16.h"
 #include "runtime/kernel.h"
 #include "runtime/tensor.h"
+#include "runtime/threading.h"
 
 namespace ptq {
 
@@ -214,7 +215,8 @@ inline int ElementwiseThreads(int64_t n) {
   return n < kParallelElements || omp_in_parallel() ? 1 : omp_get_max_threads();
 }
 
-// f(begin, end) over [0, n) in `threads` contiguous chunks of whole blocks of `block` elements.
+// f(begin, end) over [0, n) in contiguous chunks of whole blocks of `block` elements: one chunk, or
+// kUnitsPerThread per thread taken in turn by the threads.
 template <class F>
 void ForEachChunk(int64_t n, int64_t block, int threads, const F& f) {
   if (threads <= 1) {
@@ -222,9 +224,10 @@ void ForEachChunk(int64_t n, int64_t block, int threads, const F& f) {
     return;
   }
   const int64_t blocks = (n + block - 1) / block;
-#pragma omp parallel for schedule(static) num_threads(threads)
-  for (int t = 0; t < threads; ++t) {
-    const int64_t b0 = blocks * t / threads, b1 = blocks * (t + 1) / threads;
+  const int chunks = threads * kUnitsPerThread;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
+  for (int t = 0; t < chunks; ++t) {
+    const int64_t b0 = blocks * t / chunks, b1 = blocks * (t + 1) / chunks;
     const int64_t begin = b0 * block, end = b1 * block < n ? b1 * block : n;
     if (begin < end) f(begin, end);
   }

@@ -19,11 +19,13 @@
 #include "runtime/kernels/conv/wide_im2col.h"
 #include "runtime/cpu_features.h"
 #include "runtime/kernels/gemm_f32/gemm_f32_avx2.h"
+#include "runtime/kernels/gemm_f32/gemm_f32_tile.h"
 #include "runtime/kernels/gemm_f32/row_major_gemm.h"
 #include "runtime/ops/math/elementwise.h"
 #include "runtime/ops/math/float_compute.h"
 #include "runtime/ops/math/silu.h"
 #include "runtime/ops/tensor/scratch_buffer.h"
+#include "runtime/threading.h"
 
 namespace ptq {
 namespace {
@@ -165,7 +167,7 @@ void ConvNhwc(const ConvGeometry& g, const T* x, const T* w, const NhwcWeights<T
   };
   bool own_gemm = false;
   if constexpr (std::is_same<T, float>::value) own_gemm = GetCpuFeatures().avx2_fma;
-  constexpr int64_t kParallelMacs = int64_t{1} << 22;
+  constexpr int64_t kParallelMacs = int64_t{1} << 19;
   if (g.group == 1 && IsPointwise(g.window)) {
     const int64_t rows = g.batch * in_size;
     if (!silu || !own_gemm) {  // Eigen's GEMM gets all rows at once: its results depend on the row count
@@ -174,10 +176,13 @@ void ConvNhwc(const ConvGeometry& g, const T* x, const T* w, const NhwcWeights<T
       return;
     }
     // With the activation: blocks of rows, each multiplied and activated while in cache by one thread (ptq's
-    // GEMM computes a row the same whatever rows share the call).
-    const int64_t block = std::max<int64_t>(64, (int64_t{1} << 16) / M), blocks = (rows + block - 1) / block;
+    // GEMM computes a row the same whatever rows share the call). Blocks are smaller when threads share
+    // them, down to 2 tiles of rows, for kUnitsPerThread blocks per thread.
     const int threads = omp_in_parallel() || rows * K * M < kParallelMacs ? 1 : omp_get_max_threads();
-#pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1)
+    int64_t block = std::max<int64_t>(64, (int64_t{1} << 16) / M);
+    if (threads > 1) block = std::min(block, std::max<int64_t>(2 * kF32TileRows, rows / (threads * kUnitsPerThread)));
+    const int64_t blocks = (rows + block - 1) / block;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (threads > 1)
     for (int64_t b = 0; b < blocks; ++b) {
       const int64_t r0 = b * block, r1 = std::min(rows, r0 + block);
       gemm(0, r1 - r0, x + r0 * C, C, y + r0 * M);
@@ -229,8 +234,15 @@ void ConvNhwc(const ConvGeometry& g, const T* x, const T* w, const NhwcWeights<T
     }
   }
   // Only ptq's AVX2 GEMM computes a row the same whatever the rows beside it (Eigen's blocking depends on
-  // the row count): blocks shrink for the threads only there, so any thread count gives the same bits.
-  if (own_gemm && threads > 1 && g.batch < threads) lines = std::min(lines, (OH + threads - 1) / threads);
+  // the row count): blocks shrink for the threads only there, so any thread count gives the same bits; to
+  // kUnitsPerThread per thread. Images too small for that many units of 2 tiles of rows are done a block
+  // at a time, the GEMM sharing each block's product between the threads (by columns when it has few rows).
+  bool share_units = threads > 1;
+  if (own_gemm && threads > 1 && g.batch < threads * kUnitsPerThread) {
+    share_units = g.batch * OH * OW >= threads * kUnitsPerThread * 2 * kF32TileRows;
+    const int64_t per_image = (threads * kUnitsPerThread + g.batch - 1) / g.batch;
+    if (share_units) lines = std::min(lines, (OH + per_image - 1) / per_image);
+  }
   const int64_t blocks = (OH + lines - 1) / lines, units = g.batch * blocks;
   auto run = [&](int64_t u, T* rows) {
     const int64_t n = u / blocks, l0 = u % blocks * lines, l1 = std::min(OH, l0 + lines);
@@ -240,12 +252,12 @@ void ConvNhwc(const ConvGeometry& g, const T* x, const T* w, const NhwcWeights<T
       activate(grp, (n * OH + l0) * OW, (n * OH + l1) * OW);
     }
   };
-  if (threads == 1) {
+  if (!share_units) {
     T* rows = scratch.Get<T>(static_cast<size_t>(lines * OW * row_len));
     for (int64_t u = 0; u < units; ++u) run(u, rows);
     return;
   }
-#pragma omp parallel for schedule(static) num_threads(threads)
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
   for (int64_t u = 0; u < units; ++u) {
     thread_local std::vector<T> rows;
     rows.resize(static_cast<size_t>(lines * OW * row_len));

@@ -190,6 +190,46 @@ TEST(ConvSweepTest, ChannelsLastConvGivesTheSameBitsOnAnyThreadCount) {
   }
 }
 
+// Every channels-last path shares its work between threads in units taken in turn (small images: the GEMM
+// splits each product instead); any thread count gives the bits of one thread. The cases: im2row units
+// over lines and, on a 5 x 6 image, one block with the GEMM split by columns; the direct kernel in chunks
+// of positions on a 7 x 7 image; a pointwise layer with SiLU in small row blocks; depthwise rows of 14 x 14.
+TEST(ConvSweepTest, EveryChannelsLastPathGivesTheSameBitsOnAnyThreadCount) {
+  struct Case {
+    const char* name;
+    Shape x, w;
+    int64_t group, kernel;
+    bool silu;
+  };
+  const Case cases[] = {
+      {"im2row lines", {2, 30, 20, 32}, {48, 32, 3, 3}, 1, 3, false},
+      {"im2row small image", {1, 5, 6, 64}, {128, 64, 3, 3}, 1, 3, false},
+      {"direct 7x7", {1, 7, 7, 64}, {128, 16, 3, 3}, 4, 3, true},
+      {"pointwise silu 7x7", {1, 7, 7, 320}, {1280, 320, 1, 1}, 1, 1, true},
+      {"pointwise silu 56x56", {1, 56, 56, 24}, {144, 24, 1, 1}, 1, 1, true},
+      {"depthwise 14x14", {1, 14, 14, 96}, {96, 1, 3, 3}, 96, 3, false},
+  };
+  std::mt19937 rng(41);
+  const int saved = omp_get_max_threads();
+  for (const Case& c : cases) {
+    const Tensor x = RandomTensor(rng, c.x), w = RandomTensor(rng, c.w), b = RandomTensor(rng, {c.w[0]});
+    const int64_t pad = c.kernel / 2;
+    Attributes a = WindowAttrs(Window{{c.kernel, c.kernel}, {1, 1}, {1, 1}, {pad, pad, pad, pad}, {c.x[1], c.x[2]}});
+    a.Set("group", IntAttr(c.group));
+    a.Set("channels_last", IntAttr(1));
+    if (c.silu) a.Set("activation_silu", IntAttr(1));
+    omp_set_num_threads(1);
+    const Tensor one = testing::RunOp("FusedConv", 1, a, {x, w, b}, 1, true, "ptq.fused")[0];
+    ASSERT_EQ(one.shape(), (Shape{c.x[0], c.x[1], c.x[2], c.w[0]})) << c.name;
+    for (int threads : {2, 3}) {
+      omp_set_num_threads(threads);
+      const Tensor more = testing::RunOp("FusedConv", 1, a, {x, w, b}, 1, true, "ptq.fused")[0];
+      EXPECT_EQ(0, std::memcmp(one.raw(), more.raw(), one.nbytes())) << c.name << ", " << threads << " threads";
+    }
+  }
+  omp_set_num_threads(saved);
+}
+
 // The channels-last depthwise kernel gives the bits of the channels-first one, with an activation.
 TEST(ConvSweepTest, ChannelsLastDepthwiseHasTheBitsOfChannelsFirst) {
   std::mt19937 rng(17);
