@@ -1,6 +1,8 @@
 // The number of threads kernels may use (Eigen's GEMM and OpenMP loops).
 #pragma once
 
+#include <cstdint>
+
 namespace ptq {
 
 // Sets the threads used by kernels; n <= 0 means one per core.
@@ -11,5 +13,11 @@ int NumThreads();
 // thread is free (schedule(dynamic)): on a shared machine one thread can be held up for a while (another
 // tenant on its core), and the others then take over its remaining units instead of waiting for them.
 constexpr int kUnitsPerThread = 4;
+
+// Items per unit when `threads` share n items in kUnitsPerThread units each (the last unit may be short).
+inline int64_t ItemsPerUnit(int64_t n, int threads) {
+  const int64_t units = int64_t{threads} * kUnitsPerThread;
+  return (n + units - 1) / units;
+}
 
 }  // namespace ptq

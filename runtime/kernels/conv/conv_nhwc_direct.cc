@@ -112,8 +112,8 @@ void ConvNhwcDirectF32(const float* x, const std::vector<PackedF32B>& packed, co
   const int64_t K = cg * T, P = OH * OW;
   const int threads = omp_in_parallel() || g.batch * P * K * M < (int64_t{1} << 19) ? 1 : omp_get_max_threads();
   // Positions per unit: kChunk, or fewer (whole tiles) for kUnitsPerThread units per thread on small images.
-  const int64_t per_thread = (P * g.batch + threads * kUnitsPerThread - 1) / (threads * kUnitsPerThread);
-  const int64_t chunk = threads == 1 ? kChunk : std::min(kChunk, std::max<int64_t>(1, per_thread / kRows) * kRows);
+  const int64_t chunk =
+      threads == 1 ? kChunk : std::min(kChunk, std::max<int64_t>(1, ItemsPerUnit(P * g.batch, threads) / kRows) * kRows);
   const int64_t chunks = (P + chunk - 1) / chunk;
   const std::vector<float> zeros(static_cast<size_t>(cg), 0.0f);  // the taps outside the image
   // Units: (image, block of positions); in each, tile by tile, every group, so that the groups read the taps'

@@ -180,7 +180,7 @@ void ConvNhwc(const ConvGeometry& g, const T* x, const T* w, const NhwcWeights<T
     // them, down to 2 tiles of rows, for kUnitsPerThread blocks per thread.
     const int threads = omp_in_parallel() || rows * K * M < kParallelMacs ? 1 : omp_get_max_threads();
     int64_t block = std::max<int64_t>(64, (int64_t{1} << 16) / M);
-    if (threads > 1) block = std::min(block, std::max<int64_t>(2 * kF32TileRows, rows / (threads * kUnitsPerThread)));
+    if (threads > 1) block = std::min(block, std::max<int64_t>(2 * kF32TileRows, ItemsPerUnit(rows, threads)));
     const int64_t blocks = (rows + block - 1) / block;
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (threads > 1)
     for (int64_t b = 0; b < blocks; ++b) {
@@ -240,8 +240,7 @@ void ConvNhwc(const ConvGeometry& g, const T* x, const T* w, const NhwcWeights<T
   bool share_units = threads > 1;
   if (own_gemm && threads > 1 && g.batch < threads * kUnitsPerThread) {
     share_units = g.batch * OH * OW >= threads * kUnitsPerThread * 2 * kF32TileRows;
-    const int64_t per_image = (threads * kUnitsPerThread + g.batch - 1) / g.batch;
-    if (share_units) lines = std::min(lines, (OH + per_image - 1) / per_image);
+    if (share_units) lines = std::min(lines, ItemsPerUnit(g.batch * OH, threads));
   }
   const int64_t blocks = (OH + lines - 1) / lines, units = g.batch * blocks;
   auto run = [&](int64_t u, T* rows) {
