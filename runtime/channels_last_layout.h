@@ -18,6 +18,7 @@ struct ChannelsLastCount {
   int convs = 0;       // convolutions run channels last
   int followers = 0;   // element-wise nodes that run on the channels-last tensors
   int transposes = 0;  // Transpose nodes added at the borders
+  int pointwise_depthwise = 0;  // 1x1 convolutions run with the depthwise one reading them (FusePointwiseDepthwise)
 
   int total() const { return convs + followers + transposes; }
 };
@@ -43,5 +44,13 @@ struct ChannelsLastCount {
 // Every tensor of the original graph that a node or graph output reads keeps its name and value; the
 // twins are new tensors. Graphs without such convolutions are returned unchanged.
 Graph ToChannelsLast(const Graph& graph, ChannelsLastCount* count = nullptr);
+
+// Returns `graph` (after ToChannelsLast) with each ptq.fused FusedConv of the channels-last layout that is a 1x1
+// window (stride 1, no padding, one group, constant float32 W1 [E, C, 1, 1], no residual) whose output only a
+// depthwise one reads (constant float32 W2 [E, 1, KH, KW], group E, no residual) replaced, with that one, by a
+// ptq.fused PointwiseDepthwiseConv (runtime/ops/nn/pointwise_depthwise_conv.h): the same bits, without the
+// tensor between them. Adds the number replaced to count->pointwise_depthwise (pointwise_depthwise_fusion.cc).
+// REQUIRES: GetCpuFeatures().avx2_fma (the fused kernel's).
+Graph FusePointwiseDepthwise(const Graph& graph, ChannelsLastCount* count = nullptr);
 
 }  // namespace ptq

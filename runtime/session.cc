@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <set>
 
+#include "runtime/cpu_features.h"
 #include "runtime/graph_index.h"
 #include "runtime/mapped_file.h"
 #include "runtime/memory_usage.h"
@@ -104,6 +105,10 @@ Session::Session(std::shared_ptr<const Graph> graph, const SessionOptions& optio
   if (options.channels_last && graph_->captures.empty()) {
     Graph converted = ToChannelsLast(*graph_, &channels_last_);
     if (channels_last_.convs > 0) graph_ = std::make_shared<const Graph>(std::move(converted));
+    if (channels_last_.convs > 0 && options.fuse_float_patterns && GetCpuFeatures().avx2_fma) {
+      Graph fused = FusePointwiseDepthwise(*graph_, &channels_last_);
+      if (channels_last_.pointwise_depthwise > 0) graph_ = std::make_shared<const Graph>(std::move(fused));
+    }
   }
   const Graph& g = *graph_;
   for (const auto* list : {&g.inputs, &g.outputs}) {

@@ -16,6 +16,8 @@ namespace {
 
 // Output rows are shared between threads from this many multiply-adds in all.
 constexpr int64_t kParallelMacs = int64_t{1} << 17;
+// Tap pointers and offsets of one position live on the stack up to this many taps (7 x 7).
+constexpr int64_t kMaxDepthwiseRowTaps = 49;
 
 // The window: tap (kh, kw) of output (oh, ow) reads input position (oh * sh - ph + kh * dh,
 // ow * sw - pw + kw * dw), a run of M values (channel m reads input channel m / (M / C)).
@@ -64,31 +66,6 @@ void ForEachRow(const NhwcLayout& l, F f) {
   for (int64_t oh = 0; oh < l.OH; ++oh) f(oh);
 }
 
-// The output positions [begin, end) of output row oh, one at a time through the tap pointers.
-template <class T>
-void PositionsByTaps(const NhwcLayout& l, const T* image, const T* zeros, const T* wt, const T* bias,
-                     const GemmEpilogue<T>& activation, int64_t oh, int64_t begin, int64_t end, const T** tap,
-                     T* yrow) {
-  const int64_t taps = l.taps();
-  for (int64_t ow = begin; ow < end; ++ow) {
-    T* out = yrow + ow * l.M;
-    TapPointers(l, image, zeros, oh, ow, tap);
-    for (int64_t m = 0; m < l.M; ++m) out[m] = bias != nullptr ? bias[m] : T(0);
-    if constexpr (std::is_same<T, float>::value) {
-      DepthwiseTapsF32(tap, wt, taps, l.M, out);
-    } else {
-      for (int64_t m = 0; m < l.M; ++m) {
-        for (int64_t t = 0; t < taps; ++t) out[m] += wt[t * l.M + m] * tap[t][m];
-      }
-    }
-    if (!activation.clamp) continue;
-    for (int64_t m = 0; m < l.M; ++m) {
-      const T v = out[m] < activation.lo ? activation.lo : out[m];
-      out[m] = activation.hi < v ? activation.hi : v;
-    }
-  }
-}
-
 // The output columns [begin, end) whose taps all lie inside the image along the width.
 void InteriorColumns(const NhwcLayout& l, int64_t* begin, int64_t* end) {
   const int64_t last_tap = (l.KW - 1) * l.dw;
@@ -100,57 +77,110 @@ void InteriorColumns(const NhwcLayout& l, int64_t* begin, int64_t* end) {
 }  // namespace
 
 template <class T>
+DepthwiseNhwcRows<T>::DepthwiseNhwcRows(const T* w, const T* bias, const ConvGeometry& g,
+                                        const GemmEpilogue<T>& activation, void (*finish_row)(T*, int64_t))
+    : bias_(bias), activation_(activation), finish_row_(finish_row) {
+  const NhwcLayout l = MakeLayout(g);
+  W_ = l.W, OW_ = l.OW, KH_ = l.KH, KW_ = l.KW, sh_ = l.sh, sw_ = l.sw, dh_ = l.dh, dw_ = l.dw, ph_ = l.ph, pw_ = l.pw;
+  M_ = l.M;
+  const int64_t taps = l.taps();
+  wt_.resize(static_cast<size_t>(taps * M_));
+  for (int64_t m = 0; m < M_; ++m) {
+    for (int64_t t = 0; t < taps; ++t) wt_[static_cast<size_t>(t * M_ + m)] = w[m * taps + t];
+  }
+  zeros_.assign(static_cast<size_t>(M_), T(0));
+  if constexpr (std::is_same<T, float>::value) interior_ = GetCpuFeatures().avx2_fma;
+  InteriorColumns(l, &col_begin_, &col_end_);
+}
+
+// The output positions [begin, end) of one output row, one at a time through the tap pointers.
+template <class T>
+void DepthwiseNhwcRows<T>::Positions(const T* const* in_rows, int64_t begin, int64_t end, T* yrow) const {
+  const int64_t taps = KH_ * KW_;
+  const T* tap[kMaxDepthwiseRowTaps];
+  std::vector<const T*> more;  // windows of more taps than that
+  const T** tp = tap;
+  if (taps > kMaxDepthwiseRowTaps) {
+    more.resize(static_cast<size_t>(taps));
+    tp = more.data();
+  }
+  for (int64_t ow = begin; ow < end; ++ow) {
+    T* out = yrow + ow * M_;
+    for (int64_t kh = 0, t = 0; kh < KH_; ++kh) {
+      for (int64_t kw = 0; kw < KW_; ++kw, ++t) {
+        const int64_t iw = ow * sw_ - pw_ + kw * dw_;
+        tp[t] = in_rows[kh] != nullptr && iw >= 0 && iw < W_ ? in_rows[kh] + iw * M_ : zeros_.data();
+      }
+    }
+    for (int64_t m = 0; m < M_; ++m) out[m] = bias_ != nullptr ? bias_[m] : T(0);
+    if constexpr (std::is_same<T, float>::value) {
+      DepthwiseTapsF32(tp, wt_.data(), taps, M_, out);
+    } else {
+      for (int64_t m = 0; m < M_; ++m) {
+        for (int64_t t = 0; t < taps; ++t) out[m] += wt_[static_cast<size_t>(t * M_ + m)] * tp[t][m];
+      }
+    }
+    if (!activation_.clamp) continue;
+    for (int64_t m = 0; m < M_; ++m) {
+      const T v = out[m] < activation_.lo ? activation_.lo : out[m];
+      out[m] = activation_.hi < v ? activation_.hi : v;
+    }
+  }
+}
+
+template <class T>
+void DepthwiseNhwcRows<T>::Run(const T* const* in_rows, T* yrow) const {
+  bool rows_inside = true;
+  for (int64_t kh = 0; kh < KH_; ++kh) rows_inside = rows_inside && in_rows[kh] != nullptr;
+  if constexpr (std::is_same<T, float>::value) {
+    if (interior_ && rows_inside && col_end_ > col_begin_ && KH_ * KW_ <= kMaxDepthwiseRowTaps) {
+      Positions(in_rows, 0, col_begin_, yrow);
+      int64_t offsets[kMaxDepthwiseRowTaps];  // tap t of a position from its first tap
+      for (int64_t kh = 0, t = 0; kh < KH_; ++kh) {
+        for (int64_t kw = 0; kw < KW_; ++kw, ++t) offsets[t] = (in_rows[kh] - in_rows[0]) + kw * dw_ * M_;
+      }
+      DepthwiseInteriorRow r;
+      r.x = in_rows[0] + (col_begin_ * sw_ - pw_) * M_;
+      r.x_step = sw_ * M_;
+      r.tap_offsets = offsets;
+      r.taps = KH_ * KW_;
+      r.weights = wt_.data();
+      r.bias = bias_;
+      r.channels = M_;
+      r.y = yrow + col_begin_ * M_;
+      r.count = col_end_ - col_begin_;
+      r.clamp = activation_.clamp;
+      r.lo = activation_.lo;
+      r.hi = activation_.hi;
+      DepthwiseInteriorRowF32(r);
+      Positions(in_rows, col_end_, OW_, yrow);
+      if (finish_row_ != nullptr) finish_row_(yrow, OW_ * M_);
+      return;
+    }
+  }
+  Positions(in_rows, 0, OW_, yrow);
+  if (finish_row_ != nullptr) finish_row_(yrow, OW_ * M_);
+}
+
+template class DepthwiseNhwcRows<float>;
+template class DepthwiseNhwcRows<double>;
+
+template <class T>
 void DepthwiseConvNhwc(const T* x, const T* w, const T* bias, const ConvGeometry& g, T* y,
                        const GemmEpilogue<T>& activation, void (*finish_row)(T*, int64_t)) {
   const NhwcLayout l = MakeLayout(g);
-  const int64_t taps = l.taps();
-  std::vector<T> wt(static_cast<size_t>(taps * l.M));  // [taps][M]
-  for (int64_t m = 0; m < l.M; ++m) {
-    for (int64_t t = 0; t < taps; ++t) wt[static_cast<size_t>(t * l.M + m)] = w[m * taps + t];
-  }
-  const std::vector<T> zeros(static_cast<size_t>(l.M), T(0));
-  // Float on AVX2: positions whose taps all lie inside the image by the interior kernel (the same operations).
-  bool interior = false;
-  if constexpr (std::is_same<T, float>::value) interior = GetCpuFeatures().avx2_fma;
-  int64_t col_begin = 0, col_end = 0;
-  InteriorColumns(l, &col_begin, &col_end);
-  std::vector<int64_t> offsets(static_cast<size_t>(taps));  // tap t of a position from its first tap
-  for (int64_t kh = 0, t = 0; kh < l.KH; ++kh) {
-    for (int64_t kw = 0; kw < l.KW; ++kw, ++t) offsets[static_cast<size_t>(t)] = (kh * l.dh * l.W + kw * l.dw) * l.M;
-  }
+  const DepthwiseNhwcRows<T> rows(w, bias, g, activation, finish_row);
   std::vector<T> expanded;
   for (int64_t n = 0; n < g.batch; ++n) {
     const T* image = ChannelsPerOutput(x + n * l.H * l.W * l.C, l, expanded);
     T* yn = y + n * l.OH * l.OW * l.M;
     ForEachRow(l, [&](int64_t oh) {
-      std::vector<const T*> tap(static_cast<size_t>(taps));
-      T* yrow = yn + oh * l.OW * l.M;
-      const int64_t ih0 = oh * l.sh - l.ph;
-      const bool rows_inside = ih0 >= 0 && ih0 + (l.KH - 1) * l.dh < l.H;
-      if constexpr (std::is_same<T, float>::value) {
-        if (interior && rows_inside && col_end > col_begin) {
-          PositionsByTaps(l, image, zeros.data(), wt.data(), bias, activation, oh, 0, col_begin, tap.data(), yrow);
-          DepthwiseInteriorRow r;
-          r.x = image + (ih0 * l.W + col_begin * l.sw - l.pw) * l.M;
-          r.x_step = l.sw * l.M;
-          r.tap_offsets = offsets.data();
-          r.taps = taps;
-          r.weights = wt.data();
-          r.bias = bias;
-          r.channels = l.M;
-          r.y = yrow + col_begin * l.M;
-          r.count = col_end - col_begin;
-          r.clamp = activation.clamp;
-          r.lo = activation.lo;
-          r.hi = activation.hi;
-          DepthwiseInteriorRowF32(r);
-          PositionsByTaps(l, image, zeros.data(), wt.data(), bias, activation, oh, col_end, l.OW, tap.data(), yrow);
-          if (finish_row != nullptr) finish_row(yrow, l.OW * l.M);
-          return;
-        }
+      std::vector<const T*> in_rows(static_cast<size_t>(l.KH));
+      for (int64_t kh = 0; kh < l.KH; ++kh) {
+        const int64_t ih = rows.InputRow(oh, kh);
+        in_rows[static_cast<size_t>(kh)] = ih >= 0 && ih < l.H ? image + ih * l.W * l.M : nullptr;
       }
-      PositionsByTaps(l, image, zeros.data(), wt.data(), bias, activation, oh, 0, l.OW, tap.data(), yrow);
-      if (finish_row != nullptr) finish_row(yrow, l.OW * l.M);
+      rows.Run(in_rows.data(), yn + oh * l.OW * l.M);
     });
   }
 }

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "runtime/kernels/conv/conv_geometry.h"
 #include "runtime/kernels/gemm_f32/gemm_epilogue.h"
@@ -18,6 +19,37 @@ namespace ptq {
 template <class T>
 void DepthwiseConvNhwc(const T* x, const T* w, const T* bias, const ConvGeometry& g, T* y,
                        const GemmEpilogue<T>& activation, void (*finish_row)(T*, int64_t) = nullptr);
+
+// DepthwiseConvNhwc one output row at a time, for a caller that holds the input rows itself (the ring of rows
+// a pointwise convolution writes in pointwise_depthwise_nhwc.h); the same operations per output.
+template <class T>
+class DepthwiseNhwcRows {
+ public:
+  // The input rows hold g.out_channels values per position (DepthwiseConvNhwc repeats each input channel
+  // out_channels / in_channels times first). REQUIRES: as DepthwiseConvNhwc.
+  DepthwiseNhwcRows(const T* w, const T* bias, const ConvGeometry& g, const GemmEpilogue<T>& activation,
+                    void (*finish_row)(T*, int64_t));
+
+  // The input row that tap row kh of output row oh reads: oh * stride - pad + kh * dilation (outside the image
+  // below 0 or from the image's height on).
+  int64_t InputRow(int64_t oh, int64_t kh) const { return oh * sh_ - ph_ + kh * dh_; }
+  int64_t kernel_rows() const { return KH_; }
+  // Output row oh (its OW x M values) into yrow: in_rows[kh] points at input row InputRow(oh, kh) (W x M
+  // values), or is nullptr where that row lies outside the image. The rows must lie in one array.
+  void Run(const T* const* in_rows, T* yrow) const;
+
+ private:
+  void Positions(const T* const* in_rows, int64_t begin, int64_t end, T* yrow) const;
+
+  int64_t W_, OW_, KH_, KW_, sh_, sw_, dh_, dw_, ph_, pw_, M_;
+  std::vector<T> wt_;     // [taps][M]
+  std::vector<T> zeros_;  // M padding values
+  const T* bias_;
+  GemmEpilogue<T> activation_;
+  void (*finish_row_)(T*, int64_t);
+  int64_t col_begin_ = 0, col_end_ = 0;  // output columns whose taps all lie inside the image along the width
+  bool interior_ = false;                // float on AVX2: those columns by DepthwiseInteriorRowF32
+};
 
 // Int8DepthwiseConv (depthwise_conv.h) with channels last, the same results: taps outside x read
 // x_zero_point, sum_t x * (w - w_zero_point) is taken exactly in float32 lanes and

@@ -15,6 +15,7 @@
 #include "runtime/ops/nn/max_unpool.h"
 #include "runtime/ops/nn/mean_variance_normalization.h"
 #include "runtime/ops/nn/non_max_suppression.h"
+#include "runtime/ops/nn/pointwise_depthwise_conv.h"
 #include "runtime/ops/nn/resize.h"
 #include "runtime/ops/nn/roi_align.h"
 #include "runtime/ops/nn/upsample.h"
@@ -33,6 +34,8 @@ void RegisterNnOps(OpRegistry& r) {
   r.Add({"", "Conv", 1, 21, MakeConv});
   // Conv with its Relu or Clip, as the session fuses them (runtime/float_fusion.h).
   r.Add({"ptq.fused", "FusedConv", 1, 1, MakeConv});
+  // A channels-last 1x1 FusedConv with the depthwise one that reads it (runtime/pointwise_depthwise_fusion.cc).
+  r.Add({"ptq.fused", "PointwiseDepthwiseConv", 1, 1, MakePointwiseDepthwiseConv});
   // LayerNorm written out op by op, as the session fuses it (runtime/float_fusion.h).
   r.Add({"ptq.fused", "LayerNormalization", 1, 1, MakeLayerNormalization});
   // GlobalAveragePool, MaxPool and BatchNormalization with channels_last (runtime/channels_last_layout.h).
