@@ -95,7 +95,9 @@ ChannelsLastCount ExpectTheBitsOfChannelsFirst(const std::shared_ptr<const Graph
   EXPECT_EQ(plain.channels_last().total(), 0);
   const Tensor got = last.Run(feeds)[0], want = plain.Run(feeds)[0];
   EXPECT_EQ(got.shape(), want.shape());
-  if (got.shape() == want.shape()) EXPECT_EQ(0, std::memcmp(got.raw(), want.raw(), want.nbytes()));
+  if (got.shape() == want.shape()) {
+    EXPECT_EQ(0, std::memcmp(got.raw(), want.raw(), want.nbytes()));
+  }
   return last.channels_last();
 }
 
