@@ -87,9 +87,9 @@ PTQ_AVX2 void Tile(const DirectTile& d) {
       __m256 x = acc[r][v];
       if (d.col_bias != nullptr) x = _mm256_add_ps(x, _mm256_loadu_ps(d.col_bias + 8 * v));
       if (d.sum != nullptr) x = _mm256_add_ps(x, _mm256_loadu_ps(d.sum + r * d.ld_sum + 8 * v));
-      if (d.clamp) {  // y < lo ? lo : y, then hi < y ? hi : y (NaN compares false: stays NaN)
-        x = _mm256_blendv_ps(x, lo, _mm256_cmp_ps(x, lo, _CMP_LT_OQ));
-        x = _mm256_blendv_ps(x, hi, _mm256_cmp_ps(hi, x, _CMP_LT_OQ));
+      if (d.clamp) {  // y < lo ? lo : y, then hi < y ? hi : y: vmaxps(a, b) is a > b ? a : b, vminps a < b ? a : b
+        x = _mm256_max_ps(lo, x);
+        x = _mm256_min_ps(hi, x);
       }
       _mm256_storeu_ps(d.y + r * d.ldy + 8 * v, x);
     }

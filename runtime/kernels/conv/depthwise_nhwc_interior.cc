@@ -30,9 +30,9 @@ PTQ_AVX2 inline void Positions8(const DepthwiseInteriorRow& r, const float* x, f
 #pragma GCC unroll 4
   for (int p = 0; p < kPositions; ++p) {
     __m256 v = acc[p];
-    if (r.clamp) {  // y < lo ? lo : y, then hi < y ? hi : y (NaN compares false: stays NaN)
-      v = _mm256_blendv_ps(v, lo, _mm256_cmp_ps(v, lo, _CMP_LT_OQ));
-      v = _mm256_blendv_ps(v, hi, _mm256_cmp_ps(hi, v, _CMP_LT_OQ));
+    if (r.clamp) {  // y < lo ? lo : y, then hi < y ? hi : y: vmaxps(a, b) is a > b ? a : b, vminps a < b ? a : b
+      v = _mm256_max_ps(lo, v);
+      v = _mm256_min_ps(hi, v);
     }
     _mm256_storeu_ps(y + p * r.channels, v);
   }

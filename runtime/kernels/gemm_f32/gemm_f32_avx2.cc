@@ -74,6 +74,12 @@ PTQ_AVX2 inline __m256i FirstLanes(int64_t n) {
   return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(kLaneMask + 8 - n));
 }
 
+// y < lo ? lo : y, then hi < y ? hi : y, as the Clip kernel computes it: vmaxps(a, b) is a > b ? a : b and
+// vminps(a, b) a < b ? a : b, lane by lane (a NaN y compares false and stays; of equal zeros y stays).
+PTQ_AVX2 inline __m256 ClampVector(__m256 y, __m256 lo, __m256 hi) {
+  return _mm256_min_ps(hi, _mm256_max_ps(lo, y));
+}
+
 // The F32Tile store of 8 floats at p (all when `full`, else the lanes of `mask`).
 PTQ_AVX2 inline void StoreVector(__m256 acc, float* p, bool full, __m256i mask, bool first, __m256 valpha,
                                  float beta, const float* bias, const float* col_bias, const float* sum, bool clamp,
@@ -90,9 +96,8 @@ PTQ_AVX2 inline void StoreVector(__m256 acc, float* p, bool full, __m256i mask, 
     if (col_bias) v = _mm256_add_ps(v, full ? _mm256_loadu_ps(col_bias) : _mm256_maskload_ps(col_bias, mask));
   }
   if (sum) v = _mm256_add_ps(v, full ? _mm256_loadu_ps(sum) : _mm256_maskload_ps(sum, mask));
-  if (clamp) {  // y < lo ? lo : y, then hi < y ? hi : y (NaN compares false: stays NaN)
-    v = _mm256_blendv_ps(v, lo, _mm256_cmp_ps(v, lo, _CMP_LT_OQ));
-    v = _mm256_blendv_ps(v, hi, _mm256_cmp_ps(hi, v, _CMP_LT_OQ));
+  if (clamp) {  // y < lo ? lo : y, then hi < y ? hi : y: ClampVector
+    v = ClampVector(v, lo, hi);
   }
   if (full) {
     _mm256_storeu_ps(p, v);
@@ -155,10 +160,12 @@ PTQ_AVX2 void MicroKernel(const F32Tile& t) {
         }
       }
     } else {
+      if (t.alpha != 1.0f) {  // alpha * acc is acc itself for alpha 1 (a NaN stays the same NaN)
 #pragma GCC unroll 8
-      for (int r = 0; r < kRows; ++r) {
+        for (int r = 0; r < kRows; ++r) {
 #pragma GCC unroll 8
-        for (int v = 0; v < kVecs; ++v) acc[r][v] = _mm256_mul_ps(valpha, acc[r][v]);
+          for (int v = 0; v < kVecs; ++v) acc[r][v] = _mm256_mul_ps(valpha, acc[r][v]);
+        }
       }
       if (beta != 0.0f) {
         const __m256 vbeta = _mm256_set1_ps(beta);
@@ -199,9 +206,7 @@ PTQ_AVX2 void MicroKernel(const F32Tile& t) {
       for (int r = 0; r < kRows; ++r) {
 #pragma GCC unroll 8
         for (int v = 0; v < kVecs; ++v) {
-          __m256 x = acc[r][v];
-          x = _mm256_blendv_ps(x, lo, _mm256_cmp_ps(x, lo, _CMP_LT_OQ));
-          acc[r][v] = _mm256_blendv_ps(x, hi, _mm256_cmp_ps(hi, x, _CMP_LT_OQ));
+          acc[r][v] = ClampVector(acc[r][v], lo, hi);
         }
       }
     }
