@@ -196,12 +196,23 @@ template <class In, class Out, class Fn>
 PTQ_TARGET_AVX512 void MapArrayAvx512(const In* __restrict x, Out* __restrict y, int64_t n, const Fn& fn) {
   MapArrayLoop(x, y, n, fn);
 }
+// A map whose Fn has `static void ArrayAvx2(const float* x, float* y, int64_t n)` (its own AVX2 loop over
+// float arrays, with the bits of fn) runs that instead of the compiler's AVX2 clone.
+template <class Fn, class = void>
+struct HasArrayAvx2 : std::false_type {};
+template <class Fn>
+struct HasArrayAvx2<Fn, std::void_t<decltype(&Fn::ArrayAvx2)>> : std::true_type {};
+
 template <class In, class Out, class Fn>
 void MapArray(const In* __restrict x, Out* __restrict y, int64_t n, const Fn& fn) {
   if (UseAvx512Clone<In, Out>()) {
     MapArrayAvx512(x, y, n, fn);
   } else if (UseAvx2Clone<In, Out>()) {
-    MapArrayAvx2(x, y, n, fn);
+    if constexpr (HasArrayAvx2<Fn>::value && std::is_same<In, float>::value && std::is_same<Out, float>::value) {
+      Fn::ArrayAvx2(x, y, n);
+    } else {
+      MapArrayAvx2(x, y, n, fn);
+    }
   } else {
     MapArrayLoop(x, y, n, fn);
   }

@@ -1,0 +1,77 @@
+// SiluF32Avx2: VecExp's range reduction, polynomial and scaling written with AVX2 intrinsics, 4 vectors a step.
+#include "runtime/kernels/vector/silu_f32.h"
+
+#include <cstdlib>
+
+#include "runtime/kernels/vector/vector_math.h"
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#define PTQ_AVX2 __attribute__((target("avx2,fma")))
+#endif
+
+namespace ptq {
+
+#if defined(__x86_64__)
+namespace {
+
+// VecExp(v), operation for operation: the clamp to [-104, 89] (NaN to -104), n = round(v / ln 2) by the
+// magic constant, r by the two-part ln 2, the polynomial by separate multiplies and adds, 2^n as two factors,
+// and a NaN v given back.
+PTQ_AVX2 inline __m256 Exp(__m256 v) {
+  // lo < v ? v : lo is vmaxps(v, lo); hi < c ? hi : c is vminps(hi, c).
+  const __m256 c = _mm256_min_ps(_mm256_set1_ps(89.0f), _mm256_max_ps(v, _mm256_set1_ps(-104.0f)));
+  const __m256 magic = _mm256_set1_ps(12582912.0f);
+  const __m256 n = _mm256_sub_ps(_mm256_add_ps(_mm256_mul_ps(c, _mm256_set1_ps(1.44269504088896341f)), magic), magic);
+  const __m256 r = _mm256_sub_ps(_mm256_sub_ps(c, _mm256_mul_ps(n, _mm256_set1_ps(0.693359375f))),
+                                 _mm256_mul_ps(n, _mm256_set1_ps(-2.12194440e-4f)));
+  const __m256 z = _mm256_mul_ps(r, r);
+  __m256 p = _mm256_set1_ps(1.9875691500e-4f);
+  p = _mm256_add_ps(_mm256_mul_ps(p, r), _mm256_set1_ps(1.3981999507e-3f));
+  p = _mm256_add_ps(_mm256_mul_ps(p, r), _mm256_set1_ps(8.3334519073e-3f));
+  p = _mm256_add_ps(_mm256_mul_ps(p, r), _mm256_set1_ps(4.1665795894e-2f));
+  p = _mm256_add_ps(_mm256_mul_ps(p, r), _mm256_set1_ps(1.6666665459e-1f));
+  p = _mm256_add_ps(_mm256_mul_ps(p, r), _mm256_set1_ps(5.0000001201e-1f));
+  p = _mm256_add_ps(_mm256_add_ps(_mm256_mul_ps(p, z), r), _mm256_set1_ps(1.0f));
+  const __m256i ni = _mm256_cvttps_epi32(n);
+  const __m256i n1 = _mm256_srai_epi32(ni, 1);
+  const __m256i n2 = _mm256_sub_epi32(ni, n1);
+  const __m256i bias = _mm256_set1_epi32(127);
+  const __m256 s1 = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(n1, bias), 23));
+  const __m256 s2 = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(n2, bias), 23));
+  const __m256 y = _mm256_mul_ps(_mm256_mul_ps(p, s1), s2);
+  return _mm256_blendv_ps(y, v, _mm256_cmp_ps(v, v, _CMP_UNORD_Q));
+}
+
+// x * (1 / (1 + VecExp(-x))).
+PTQ_AVX2 inline __m256 Silu(__m256 x) {
+  const __m256 one = _mm256_set1_ps(1.0f);
+  const __m256 minus_x = _mm256_xor_ps(x, _mm256_set1_ps(-0.0f));
+  return _mm256_mul_ps(x, _mm256_div_ps(one, _mm256_add_ps(one, Exp(minus_x))));
+}
+
+PTQ_AVX2 void SiluAvx2(const float* x, float* y, int64_t n) {
+  int64_t i = 0;
+  for (; i + 32 <= n; i += 32) {
+    const __m256 a = _mm256_loadu_ps(x + i), b = _mm256_loadu_ps(x + i + 8);
+    const __m256 c = _mm256_loadu_ps(x + i + 16), d = _mm256_loadu_ps(x + i + 24);
+    _mm256_storeu_ps(y + i, Silu(a));
+    _mm256_storeu_ps(y + i + 8, Silu(b));
+    _mm256_storeu_ps(y + i + 16, Silu(c));
+    _mm256_storeu_ps(y + i + 24, Silu(d));
+  }
+  for (; i + 8 <= n; i += 8) _mm256_storeu_ps(y + i, Silu(_mm256_loadu_ps(x + i)));
+  for (; i < n; ++i) y[i] = x[i] * VecSigmoid(x[i]);
+}
+
+}  // namespace
+
+void SiluF32Avx2(const float* x, float* y, int64_t n) { SiluAvx2(x, y, n); }
+
+#else  // not x86-64: callers check GetCpuFeatures().avx2_fma, always false here.
+
+void SiluF32Avx2(const float*, float*, int64_t) { std::abort(); }
+
+#endif
+
+}  // namespace ptq
