@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "runtime/kernels/vector/transpose_2d.h"
+#include "runtime/ops/math/elementwise.h"
 #include "runtime/ops/tensor/copy_util.h"
 
 namespace ptq {
@@ -52,6 +53,9 @@ class Transpose : public Kernel {
       const size_t elem = ElementSize(data.dtype());
       const auto* src = static_cast<const uint8_t*>(data.raw());
       auto* dst = static_cast<uint8_t*>(y.raw());
+      // The matrices (a batch's images, converted to channels last) are shared between threads when large.
+      const int threads = outer > 1 ? ElementwiseThreads(outer * rows * cols) : 1;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (threads > 1)
       for (int64_t o = 0; o < outer; ++o) {
         Transpose2D(src + o * rows * cols * elem, rows, cols, elem, dst + o * rows * cols * elem, rows);
       }

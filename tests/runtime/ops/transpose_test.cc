@@ -1,6 +1,7 @@
 // Tests of Transpose: the attention permutation, the default reversal, and the fast strided copy
-// against a plain per-element reference for every element size.
+// against a plain per-element reference for every element size and on several threads.
 #include <gtest/gtest.h>
+#include <omp.h>
 
 #include <cstdint>
 #include <cstring>
@@ -87,6 +88,20 @@ TEST(TransposeOp, MatchesReferenceForEveryElementSize) {
     EXPECT_EQ(ToVector<int64_t>(RunOp("Transpose", 13, Perm(c.second), {l})[0]),
               NaiveTranspose(ToVector<int64_t>(l), c.first, c.second));
   }
+}
+
+// A batch of images large enough to be shared between threads converts to channels last the same way on
+// 1 and 3 threads.
+TEST(TransposeOp, BatchesSharedBetweenThreadsMatchTheReference) {
+  const Shape shape = {5, 3, 71, 67};  // 71355 elements: above the threshold for sharing
+  const Tensor f = IotaTensor<float>(shape, DataType::kFloat);
+  const std::vector<float> want = NaiveTranspose(ToVector<float>(f), shape, {0, 2, 3, 1});
+  const int saved = omp_get_max_threads();
+  for (int threads : {1, 3}) {
+    omp_set_num_threads(threads);
+    EXPECT_EQ(ToVector<float>(RunOp("Transpose", 13, Perm({0, 2, 3, 1}), {f})[0]), want) << threads << " threads";
+  }
+  omp_set_num_threads(saved);
 }
 
 TEST(TransposeOp, RejectsPermThatIsNotAPermutation) {
