@@ -28,8 +28,7 @@ void RunBlock(const float* x, const PointwiseStage& pw, const DepthwiseNhwcRows<
               int64_t n, int64_t oh0, int64_t oh1, float* ring, float* y) {
   const int64_t KH = dw.kernel_rows(), row_values = l.W * l.E;
   std::vector<const float*> in_rows(static_cast<size_t>(KH));
-  int64_t next = 0;  // the first expanded row not in the ring yet
-  bool started = false;
+  int64_t next = 0;  // the first expanded row not in the ring yet (rows before a step's first are skipped)
   // Expanded rows [r0, r1) into their slots (row r in slot r % slots), one GEMM per run of consecutive slots.
   auto expand = [&](int64_t r0, int64_t r1) {
     while (r0 < r1) {
@@ -45,8 +44,7 @@ void RunBlock(const float* x, const PointwiseStage& pw, const DepthwiseNhwcRows<
     const int64_t s1 = std::min(oh1, s0 + l.step);
     const int64_t first = std::max<int64_t>(0, dw.InputRow(s0, 0));
     const int64_t last = std::min(l.H, dw.InputRow(s1 - 1, KH - 1) + 1);  // rows [first, last) are read
-    if (!started || next < first) next = first;
-    started = true;
+    next = std::max(next, first);
     if (last > next) {
       expand(next, last);
       next = last;
