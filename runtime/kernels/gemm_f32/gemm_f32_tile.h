@@ -3,6 +3,10 @@
 
 #include <cstdint>
 
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
 namespace ptq {
 
 constexpr int64_t kF32TileRows = 6;    // rows of every register tile (fewer at the M edge)
@@ -39,6 +43,23 @@ struct F32Tile {
   bool clamp;
   float lo, hi;
 };
+
+#if defined(__x86_64__)
+// An AVX2 mask enabling the first n of 8 lanes (0 <= n <= 8), for masked loads and stores of a short row.
+__attribute__((target("avx2,fma"))) inline __m256i F32FirstLanes(int64_t n) {
+  alignas(64) static const int32_t kLaneMask[16] = {-1, -1, -1, -1, -1, -1, -1, -1, 0, 0, 0, 0, 0, 0, 0, 0};
+  return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(kLaneMask + 8 - n));
+}
+#endif
+
+// The tile with ymm registers (AVX2+FMA): rows x 16 columns, or 1 x 64 and 2 x 32 when full; an unpadded B
+// (b_padded false) is read only in its first t.cols columns (gemm_f32_avx2_tile.cc).
+// REQUIRES: GetCpuFeatures().avx2_fma; x86-64 builds only.
+void F32TileAvx2(const F32Tile& t);
+// `count` whole tiles side by side from t (kF32TileRows rows, 16 columns of a padded panel each, A not
+// transposed): tile j reads panel j (t.b + j * t.panel_stride) and writes 16 j columns on (c, col_bias, sum).
+// The same micro-kernel as F32TileAvx2's, without its dispatch per tile.
+void F32FullTilesAvx2(const F32Tile& t, int64_t count);
 
 // The tile with zmm registers (AVX-512F): rows x 32 columns, or rows x 128 for rows == 1 and x 64 for
 // rows == 2 (wide enough for 8 independent FMA chains), fewer columns at the N edge.
