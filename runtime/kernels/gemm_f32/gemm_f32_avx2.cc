@@ -179,15 +179,23 @@ struct Split {
   int tn, tm;
 };
 
-// The split into at most `shares` shares with the best speedup, counting whole tiles; among equals the
-// one that splits N most: each share then packs only the panels it uses, and packs none twice.
-Split ChooseSplit(int64_t groups, int64_t row_blocks, int shares) {
+// The split into at most `shares` shares with the best speedup, counting whole tiles of rows and the columns
+// of each share's panel groups (as RunShare deals them out; a group of `group_cols` columns, the last one
+// partial when `cols` is not a multiple); among equals the one that splits N most: each share then packs only
+// the panels it uses, and packs none twice. (Counting groups alone, 24 columns in two shares of 16 and 8 looked
+// like a speedup of 2, and shares of one row block then also wrote the same cache lines.)
+Split ChooseSplit(int64_t cols, int64_t group_cols, int64_t row_blocks, int shares) {
+  const int64_t groups = (cols + group_cols - 1) / group_cols;
   Split best{1, 1};
   double best_speedup = 1.0;  // work / the largest share's work
   for (int tn = shares; tn >= 1; --tn) {
     const int tm = shares / tn;
-    const double speedup = double(groups) / double((groups + tn - 1) / tn) * double(row_blocks) /
-                           double((row_blocks + tm - 1) / tm);
+    int64_t widest = 0;  // the most columns a share gets
+    for (int in = 0; in < tn; ++in) {
+      const int64_t g0 = groups * in / tn, g1 = groups * (in + 1) / tn;
+      widest = std::max(widest, std::min(cols, g1 * group_cols) - g0 * group_cols);
+    }
+    const double speedup = double(cols) / double(widest) * double(row_blocks) / double((row_blocks + tm - 1) / tm);
     if (speedup > best_speedup) {
       best = {tn, tm};
       best_speedup = speedup;
@@ -253,10 +261,10 @@ void RunProblem(const Problem& p, bool pack) {
   const int64_t M = p.M, N = p.N;
   const F32Kernels kernels = p.kernels;
   const int64_t group = PanelsPerTile(kernels, M);
-  const int64_t groups = ((std::min(kNc, N) + kNr - 1) / kNr + group - 1) / group;  // in a full N block
   const int64_t macs = M * N * (p.k_end - p.k_begin);
   const int threads = macs > kParallelMinMacs && !omp_in_parallel() ? omp_get_max_threads() : 1;
-  const Split split = ChooseSplit(groups, (M + kMr - 1) / kMr, threads > 1 ? threads * kUnitsPerThread : 1);
+  const Split split =  // as a full N block is split
+      ChooseSplit(std::min(kNc, N), group * kNr, (M + kMr - 1) / kMr, threads > 1 ? threads * kUnitsPerThread : 1);
   const int shares = split.tn * split.tm;
   if (shares == 1) {
     RunShare(p, pack, split, 0);
