@@ -1,5 +1,6 @@
-// PointwiseDepthwiseNhwcF32: per block of output rows, the expanded rows its windows reach are computed a
-// step at a time into a ring of rows (one GEMM per run of rows), then the depthwise rows read them there.
+// PointwiseDepthwiseNhwcF32: per block of output rows (or of channels), the expanded rows its windows reach
+// are computed a step at a time into a ring of rows (one GEMM per run of rows), then the depthwise rows read
+// them there.
 #include "runtime/kernels/conv/pointwise_depthwise_nhwc.h"
 
 #include <omp.h>
@@ -18,14 +19,23 @@ constexpr int64_t kStepPositions = 256;
 constexpr int64_t kParallelMacs = int64_t{1} << 19;
 
 struct RingLayout {
-  int64_t H, W, C, E, OH, OW;
+  int64_t H, W, C, E, OH, OW;  // E: the channels of the ring (a block's, or all)
   int64_t step;   // output rows per step
   int64_t slots;  // rows the ring holds: every row one step reads
 };
 
-// Output rows [oh0, oh1) of image n, with `ring` (slots x W x E floats) as the expanded rows.
-void RunBlock(const float* x, const PointwiseStage& pw, const DepthwiseNhwcRows<float>& dw, const RingLayout& l,
-              int64_t n, int64_t oh0, int64_t oh1, float* ring, float* y) {
+// Where a block's outputs go: y (already at the block's first channel) with `channels` values per position;
+// when the block is not all of them, each output row is computed into `row` (OW x l.E) and copied there.
+struct Output {
+  float* y;
+  int64_t channels;
+  float* row;
+};
+
+// Output rows [oh0, oh1) of image n, with `ring` (slots x W x E floats) as the expanded rows, w the packed
+// columns and pw's epilogue the biases of the ring's channels.
+void RunBlock(const float* x, const PackedF32B& w, const PointwiseStage& pw, const DepthwiseNhwcRows<float>& dw,
+              const RingLayout& l, int64_t n, int64_t oh0, int64_t oh1, float* ring, const Output& out) {
   const int64_t KH = dw.kernel_rows(), row_values = l.W * l.E;
   std::vector<const float*> in_rows(static_cast<size_t>(KH));
   int64_t next = 0;  // the first expanded row not in the ring yet (rows before a step's first are skipped)
@@ -33,10 +43,10 @@ void RunBlock(const float* x, const PointwiseStage& pw, const DepthwiseNhwcRows<
   auto expand = [&](int64_t r0, int64_t r1) {
     while (r0 < r1) {
       const int64_t slot = r0 % l.slots, count = std::min(r1 - r0, l.slots - slot);
-      float* out = ring + slot * row_values;
-      GemmF32Avx2Packed(count * l.W, 1.0f, x + ((n * l.H + r0) * l.W) * l.C, l.C, *pw.w, 0.0f, out, l.E,
-                        BestF32Kernels(), pw.epilogue);
-      if (pw.finish != nullptr) pw.finish(out, count * row_values);
+      float* e = ring + slot * row_values;
+      GemmF32Avx2Packed(count * l.W, 1.0f, x + ((n * l.H + r0) * l.W) * l.C, l.C, w, 0.0f, e, l.E, BestF32Kernels(),
+                        pw.epilogue);
+      if (pw.finish != nullptr) pw.finish(e, count * row_values);
       r0 += count;
     }
   };
@@ -54,15 +64,43 @@ void RunBlock(const float* x, const PointwiseStage& pw, const DepthwiseNhwcRows<
         const int64_t ih = dw.InputRow(oh, kh);
         in_rows[static_cast<size_t>(kh)] = ih >= 0 && ih < l.H ? ring + ih % l.slots * row_values : nullptr;
       }
-      dw.Run(in_rows.data(), y + ((n * l.OH + oh) * l.OW) * l.E);
+      float* yrow = out.y + ((n * l.OH + oh) * l.OW) * out.channels;
+      if (out.row == nullptr) {
+        dw.Run(in_rows.data(), yrow);
+        continue;
+      }
+      dw.Run(in_rows.data(), out.row);
+      for (int64_t ow = 0; ow < l.OW; ++ow) {
+        std::copy(out.row + ow * l.E, out.row + (ow + 1) * l.E, yrow + ow * out.channels);
+      }
     }
   }
 }
 
+// The threads that share an image's work: one below kParallelMacs multiply-adds per image.
+int SharingThreads(const ConvGeometry& g, int64_t C) {
+  const int64_t macs = g.window.input[0] * g.window.input[1] * C * g.out_channels;
+  return omp_in_parallel() || macs < kParallelMacs ? 1 : omp_get_max_threads();
+}
+
 }  // namespace
 
-void PointwiseDepthwiseNhwcF32(const float* x, int64_t C, const PointwiseStage& pw,
-                               const DepthwiseNhwcRows<float>& dw, const ConvGeometry& g, float* y) {
+std::vector<int64_t> PointwiseDepthwiseChannelBlocks(const ConvGeometry& g, int64_t C) {
+  const int threads = SharingThreads(g, C);
+  const int64_t E = g.out_channels;
+  if (threads == 1 || g.batch >= threads || g.window.output[0] >= kChannelSplitRows) return {};
+  // About kUnitsPerThread blocks per thread over the images.
+  const int64_t per_image = (int64_t{threads} * kUnitsPerThread + g.batch - 1) / g.batch;
+  const int64_t width = std::max<int64_t>(32, ((E + per_image - 1) / per_image + 15) / 16 * 16);
+  if (width >= E) return {};
+  std::vector<int64_t> blocks;
+  for (int64_t c0 = 0; c0 < E; c0 += width) blocks.push_back(std::min(width, E - c0));
+  return blocks;
+}
+
+void PointwiseDepthwiseNhwcF32(const float* x, int64_t C, const PointwiseStage& pw, const DepthwiseStage& dws,
+                               const ConvGeometry& g, const std::vector<int64_t>& blocks,
+                               const std::vector<PackedF32B>& blocks_w, float* y) {
   RingLayout l;
   l.H = g.window.input[0];
   l.W = g.window.input[1];
@@ -74,15 +112,40 @@ void PointwiseDepthwiseNhwcF32(const float* x, int64_t C, const PointwiseStage& 
   l.step = std::min(l.OH, std::max<int64_t>(1, kStepPositions / std::max<int64_t>(1, stride * l.W)));
   // One step reads (step - 1) * stride + the window's height rows.
   l.slots = (l.step - 1) * stride + (g.window.kernel[0] - 1) * g.window.dilations[0] + 1;
-  const int64_t macs = l.H * l.W * l.C * l.E;
-  const int threads = omp_in_parallel() || macs < kParallelMacs ? 1 : omp_get_max_threads();
-  // Whole images when there are enough for every thread; else each image in `blocks` blocks of output rows.
-  const int64_t blocks = g.batch >= threads ? 1 : std::min<int64_t>(l.OH, (threads + g.batch - 1) / g.batch);
-  const int64_t units = g.batch * blocks;
+  const int threads = SharingThreads(g, C);
+  if (!blocks.empty()) {  // units (image, block of channels), each a whole image
+    const int64_t taps = g.window.kernel[0] * g.window.kernel[1], count = static_cast<int64_t>(blocks.size());
+    std::vector<int64_t> first(blocks.size());  // each block's first channel
+    for (size_t i = 1; i < blocks.size(); ++i) first[i] = first[i - 1] + blocks[i - 1];
+    const int64_t units = g.batch * count;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
+    for (int64_t u = 0; u < units; ++u) {
+      const int64_t n = u / count, b = u % count, c0 = first[static_cast<size_t>(b)];
+      RingLayout lb = l;
+      lb.E = blocks[static_cast<size_t>(b)];
+      ConvGeometry gb = g;  // the depthwise convolution of the block's channels
+      gb.in_channels = gb.out_channels = gb.group = lb.E;
+      const DepthwiseNhwcRows<float> dw(dws.w + c0 * taps, dws.bias != nullptr ? dws.bias + c0 : nullptr, gb,
+                                        dws.clamp, dws.finish_row);
+      PointwiseStage pb = pw;
+      if (pb.epilogue.col_bias != nullptr) pb.epilogue.col_bias += c0;
+      thread_local std::vector<float> ring, row;  // kept from run to run
+      ring.resize(std::max(ring.size(), static_cast<size_t>(lb.slots * lb.W * lb.E)));
+      row.resize(std::max(row.size(), static_cast<size_t>(lb.OW * lb.E)));
+      const Output out{y + c0, l.E, row.data()};
+      RunBlock(x, blocks_w[static_cast<size_t>(b)], pb, dw, lb, n, 0, l.OH, ring.data(), out);
+    }
+    return;
+  }
+  const DepthwiseNhwcRows<float> dw(dws.w, dws.bias, g, dws.clamp, dws.finish_row);
+  // Whole images when there are enough for every thread; else each image in `row_blocks` blocks of output rows.
+  const int64_t row_blocks = g.batch >= threads ? 1 : std::min<int64_t>(l.OH, (threads + g.batch - 1) / g.batch);
+  const int64_t units = g.batch * row_blocks;
   const size_t ring_floats = static_cast<size_t>(l.slots * l.W * l.E);
   auto run = [&](int64_t u, float* ring) {
-    const int64_t n = u / blocks, b = u % blocks;
-    RunBlock(x, pw, dw, l, n, l.OH * b / blocks, l.OH * (b + 1) / blocks, ring, y);
+    const int64_t n = u / row_blocks, b = u % row_blocks;
+    const Output out{y, l.E, nullptr};
+    RunBlock(x, *pw.w, pw, dw, l, n, l.OH * b / row_blocks, l.OH * (b + 1) / row_blocks, ring, out);
   };
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (threads > 1 && units > 1)
   for (int64_t u = 0; u < units; ++u) {

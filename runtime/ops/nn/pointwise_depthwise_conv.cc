@@ -1,4 +1,4 @@
-// ptq.fused PointwiseDepthwiseConv: checks the shapes, packs W1 once and runs PointwiseDepthwiseNhwcF32.
+// ptq.fused PointwiseDepthwiseConv: checks the shapes, packs W1 (whole and by blocks of columns), runs the kernel.
 #include "runtime/ops/nn/pointwise_depthwise_conv.h"
 
 #include "runtime/activation_fusion.h"
@@ -73,10 +73,14 @@ class PointwiseDepthwiseConvKernel final : public Kernel {
     pw.epilogue = pointwise_.clamp;
     pw.epilogue.col_bias = b1 ? b1->data<float>() : nullptr;
     pw.finish = pointwise_.silu ? &SiluInPlace : nullptr;
-    const DepthwiseNhwcRows<float> dw(w2.data<float>(), b2 ? b2->data<float>() : nullptr, g, depthwise_.clamp,
-                                      depthwise_.silu ? &SiluInPlace : nullptr);
+    DepthwiseStage dw;
+    dw.w = w2.data<float>();
+    dw.bias = b2 ? b2->data<float>() : nullptr;
+    dw.clamp = depthwise_.clamp;
+    dw.finish_row = depthwise_.silu ? &SiluInPlace : nullptr;
+    PackBlocks(PointwiseDepthwiseChannelBlocks(g, C), ctx.required_input(1));
     Tensor y = Tensor::Uninitialized(DataType::kFloat, g.output_shape());
-    PointwiseDepthwiseNhwcF32(x.data<float>(), C, pw, dw, g, y.data<float>());
+    PointwiseDepthwiseNhwcF32(x.data<float>(), C, pw, dw, g, blocks_, blocks_w_, y.data<float>());
     ctx.outputs[0] = std::move(y);
   }
 
@@ -91,9 +95,22 @@ class PointwiseDepthwiseConvKernel final : public Kernel {
     return geometry_;
   }
 
+  // W1's columns packed block by block for `blocks` (repacked only when the blocks change: another thread count).
+  void PackBlocks(const std::vector<int64_t>& blocks, const Tensor& w1) {
+    if (blocks == blocks_) return;
+    blocks_w_.clear();
+    const int64_t C = w1_.K;
+    for (int64_t b = 0, c0 = 0; b < static_cast<int64_t>(blocks.size()); c0 += blocks[static_cast<size_t>(b)], ++b) {
+      blocks_w_.push_back(PackF32B(true, C, blocks[static_cast<size_t>(b)], w1.data<float>() + c0 * C, C));
+    }
+    blocks_ = blocks;
+  }
+
   ConvAttributes attrs_;
   Activation pointwise_, depthwise_;
   PackedF32B w1_;
+  std::vector<int64_t> blocks_;  // PointwiseDepthwiseChannelBlocks of the last run
+  std::vector<PackedF32B> blocks_w_;
   Shape x_shape_;
   ConvGeometry geometry_;
 };

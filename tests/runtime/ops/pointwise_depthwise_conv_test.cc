@@ -1,5 +1,6 @@
 // PointwiseDepthwiseConv gives the bits of its two FusedConvs run one after the other, for strides, dilations,
-// kernels, activations and batches, on 1, 2 and 3 threads (blocks of output rows meeting between threads).
+// kernels, activations and batches, on 1, 2 and 3 threads (blocks of output rows meeting between threads, or
+// blocks of channels).
 #include <gtest/gtest.h>
 #include <omp.h>
 
@@ -53,6 +54,10 @@ TEST(ChannelsLastPointwiseDepthwise, GivesTheBitsOfBothConvolutionsOnAnyThreadCo
       {"3x3 dilation 2, no padding", {1, 10, 9, 4}, 12, 3, 1, 2, 0, "", "relu6", true},
       {"large: rows shared between threads", {1, 40, 36, 16}, 96, 3, 1, 1, 1, "relu6", "relu6", true},
       {"large, stride 2, three images", {3, 30, 30, 24}, 72, 3, 2, 1, 1, "silu", "", true},
+      // Short images with fewer images than threads: blocks of channels (the last one narrower).
+      {"short: channels shared between threads", {1, 14, 14, 40}, 200, 3, 1, 1, 1, "relu6", "relu6", true},
+      {"short, stride 2, channels not a multiple of 8", {1, 14, 13, 24}, 172, 3, 2, 1, 1, "silu", "silu", false},
+      {"short, 5x5, two images", {2, 7, 7, 160}, 960, 5, 1, 1, 2, "silu", "", true},
   };
   std::mt19937 rng(23);
   const int saved = omp_get_max_threads();
