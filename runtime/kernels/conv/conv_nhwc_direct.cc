@@ -110,7 +110,7 @@ void ConvNhwcDirectF32(const float* x, const std::vector<PackedF32B>& packed, co
   const int64_t KH = w.kernel[0], KW = w.kernel[1], T = KH * KW;
   const int64_t C = g.in_channels, M = g.out_channels, cg = g.in_channels_per_group(), mg = g.out_channels_per_group();
   const int64_t K = cg * T, P = OH * OW;
-  const int threads = omp_in_parallel() || g.batch * P * K * M < (int64_t{1} << 19) ? 1 : omp_get_max_threads();
+  const int threads = InParallelRegion() || g.batch * P * K * M < (int64_t{1} << 19) ? 1 : omp_get_max_threads();
   // Positions per unit: kChunk, or fewer (whole tiles) for kUnitsPerThread units per thread on small images.
   const int64_t chunk =
       threads == 1 ? kChunk : std::min(kChunk, std::max<int64_t>(1, ItemsPerUnit(P * g.batch, threads) / kRows) * kRows);

@@ -9,6 +9,7 @@
 
 #include "runtime/kernels/conv/depthwise_rows.h"
 #include "runtime/kernels/vector/requantize_row.h"
+#include "runtime/threading.h"
 
 namespace ptq {
 namespace {
@@ -104,7 +105,7 @@ void PlaneRows(const T* plane, const PlaneLayout& l, const T* wk, std::vector<co
 // f(unit) for unit in [0, units), shared between threads when the work is large enough.
 template <class F>
 void ForEachUnit(int64_t units, int64_t macs_per_unit, F f) {
-  const int threads = omp_in_parallel() ? 1 : omp_get_max_threads();
+  const int threads = InParallelRegion() ? 1 : omp_get_max_threads();
   if (threads > 1 && units > 1 && units * macs_per_unit >= kParallelMacs) {
 #pragma omp parallel for schedule(static) num_threads(threads)
     for (int64_t u = 0; u < units; ++u) f(u);

@@ -10,6 +10,7 @@
 #include "runtime/cpu_features.h"
 #include "runtime/kernels/conv/depthwise_nhwc_interior.h"
 #include "runtime/kernels/vector/requantize_row.h"
+#include "runtime/threading.h"
 
 namespace ptq {
 namespace {
@@ -61,7 +62,7 @@ void TapPointers(const NhwcLayout& l, const T* image, const T* outside, int64_t 
 // f(oh) for every output row of one image, taken in turn by the threads when the work is large enough.
 template <class F>
 void ForEachRow(const NhwcLayout& l, F f) {
-  const int threads = omp_in_parallel() || l.OH * l.OW * l.taps() * l.M < kParallelMacs ? 1 : omp_get_max_threads();
+  const int threads = InParallelRegion() || l.OH * l.OW * l.taps() * l.M < kParallelMacs ? 1 : omp_get_max_threads();
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
   for (int64_t oh = 0; oh < l.OH; ++oh) f(oh);
 }

@@ -11,6 +11,7 @@
 #include "runtime/kernels/conv/int8_im2row.h"
 #include "runtime/kernels/conv/transpose_bytes.h"
 #include "runtime/kernels/vector/transpose_2d.h"
+#include "runtime/threading.h"
 
 namespace ptq {
 namespace {
@@ -220,7 +221,7 @@ void Int8Conv(const Tensor& x, int32_t x_zero_point, const Tensor& w, const std:
   // Several images and threads: each thread takes whole images (im2row and stores included), unless one
   // image is big enough to be shared out by its output lines.
   const int64_t macs_per_image = out_plane * K * M;
-  const int threads = omp_in_parallel() ? 1 : omp_get_max_threads();
+  const int threads = InParallelRegion() ? 1 : omp_get_max_threads();
   if (threads > 1 && geometry.batch > 1 && macs_per_image < kSplitGemmMacs &&
       geometry.batch * macs_per_image >= kParallelImagesMacs) {
     const int64_t per_thread = (geometry.batch + threads - 1) / threads;

@@ -262,7 +262,7 @@ void RunProblem(const Problem& p, bool pack) {
   const F32Kernels kernels = p.kernels;
   const int64_t group = PanelsPerTile(kernels, M);
   const int64_t macs = M * N * (p.k_end - p.k_begin);
-  const int threads = macs > kParallelMinMacs && !omp_in_parallel() ? omp_get_max_threads() : 1;
+  const int threads = macs > kParallelMinMacs && !InParallelRegion() ? omp_get_max_threads() : 1;
   const Split split =  // as a full N block is split
       ChooseSplit(std::min(kNc, N), group * kNr, (M + kMr - 1) / kMr, threads > 1 ? threads * kUnitsPerThread : 1);
   const int shares = split.tn * split.tm;

@@ -10,6 +10,7 @@
 #include "runtime/error.h"
 #include "runtime/kernels/int8_gemm/int8_gemm_kernels.h"
 #include "runtime/quant_math.h"
+#include "runtime/threading.h"
 
 namespace ptq {
 namespace {
@@ -231,7 +232,7 @@ void Int8Gemm(const Int8GemmA& a, const PackedInt8B& b, const Int8GemmOut& out) 
   base.y_zero_point = out.y_zero_point;
   const BlockFn run = BlockFunction(isa);
 
-  const int threads = omp_in_parallel() ? 1 : omp_get_max_threads();
+  const int threads = InParallelRegion() ? 1 : omp_get_max_threads();
   if (threads <= 1 || M * N * K < kParallelMacs) {
     run(base);
     return;

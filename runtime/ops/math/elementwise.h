@@ -223,7 +223,7 @@ constexpr int64_t kParallelElements = int64_t{1} << 16;
 
 // The threads for `n` outputs of element-wise work: 1 below kParallelElements or inside a parallel region.
 inline int ElementwiseThreads(int64_t n) {
-  return n < kParallelElements || omp_in_parallel() ? 1 : omp_get_max_threads();
+  return n < kParallelElements || InParallelRegion() ? 1 : omp_get_max_threads();
 }
 
 // f(begin, end) over [0, n) in contiguous chunks of whole blocks of `block` elements: one chunk, or

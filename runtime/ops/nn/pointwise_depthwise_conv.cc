@@ -95,7 +95,8 @@ class PointwiseDepthwiseConvKernel final : public Kernel {
     return geometry_;
   }
 
-  // W1's columns packed block by block for `blocks` (repacked only when the blocks change: another thread count).
+  // W1's columns packed block by block for `blocks` (repacked only when the blocks change: another thread count
+  // or batch).
   void PackBlocks(const std::vector<int64_t>& blocks, const Tensor& w1) {
     if (blocks == blocks_) return;
     blocks_w_.clear();

@@ -4,6 +4,7 @@
 #include <omp.h>
 
 #include "runtime/shape_util.h"
+#include "runtime/threading.h"
 
 namespace ptq {
 namespace {
@@ -75,9 +76,7 @@ void Int8MatMul(const Tensor& a, const std::vector<int32_t>& a_zero_point, const
     gemm(matrix(0), 0, outputs * s.M);
     return;
   }
-  const bool parallel = outputs > 1 && outputs * s.M * s.N * s.K >= kParallelBatchMacs && !omp_in_parallel();
-#pragma omp parallel for schedule(static) if (parallel)
-  for (int64_t i = 0; i < outputs; ++i) {
+  auto one = [&](int64_t i) {
     if (pack_each) {
       thread_local PackedInt8B scratch;
       const int64_t bi = s.b_of[static_cast<size_t>(i)];
@@ -87,7 +86,14 @@ void Int8MatMul(const Tensor& a, const std::vector<int32_t>& a_zero_point, const
     } else {
       gemm(matrix(s.b_of[static_cast<size_t>(i)]), i, s.M);
     }
+  };
+  const bool parallel = outputs > 1 && outputs * s.M * s.N * s.K >= kParallelBatchMacs && !InParallelRegion();
+  if (!parallel) {  // a plain loop, not an inactive parallel region: each GEMM may then share its own work
+    for (int64_t i = 0; i < outputs; ++i) one(i);
+    return;
   }
+#pragma omp parallel for schedule(static)
+  for (int64_t i = 0; i < outputs; ++i) one(i);
 }
 
 }  // namespace ptq

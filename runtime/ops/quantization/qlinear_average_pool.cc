@@ -10,6 +10,7 @@
 #include "runtime/ops/nn/pool_window.h"
 #include "runtime/quant_math.h"
 #include "runtime/shape_util.h"
+#include "runtime/threading.h"
 
 namespace ptq {
 namespace {
@@ -46,7 +47,7 @@ float Multiplier(const PoolParams& p, float count) { return p.x_scale / (count *
 constexpr int64_t kParallelElements = int64_t{1} << 16;
 
 int Threads(int64_t elements) {
-  return elements < kParallelElements || omp_in_parallel() ? 1 : omp_get_max_threads();
+  return elements < kParallelElements || InParallelRegion() ? 1 : omp_get_max_threads();
 }
 
 // f(plane) for every plane in [0, planes), shared between threads when the tensor is large.
