@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <utility>
 #include <vector>
 
 #include "runtime/cpu_features.h"
@@ -179,15 +180,18 @@ struct Split {
   int tn, tm;
 };
 
-// The split into at most `shares` shares with the best speedup, counting whole tiles of rows and the columns
-// of each share's panel groups (as RunShare deals them out; a group of `group_cols` columns, the last one
-// partial when `cols` is not a multiple); among equals the one that splits N most: each share then packs only
-// the panels it uses, and packs none twice. (Counting groups alone, 24 columns in two shares of 16 and 8 looked
-// like a speedup of 2, and shares of one row block then also wrote the same cache lines.)
+// The split into at most `shares` shares: the best speedup, counting whole tiles of rows and the columns of
+// each share's panel groups (as RunShare deals them out; a group of `group_cols` columns, the last one partial
+// when `cols` is not a multiple), or one within 5% of it that reads less: every column share reads all of A's
+// rows (cols x K for each) and every row share all of B's columns, so tn * rows + tm * cols counts the values
+// read per K; among equals, the one that splits N most (each share then packs only the panels it uses).
+// Counting groups alone, 24 columns in two shares of 16 and 8 looked like a speedup of 2 (and shares of one row
+// block then wrote the same cache lines); splitting ResNet-50's 1x1 convolutions (3136 rows of 64 channels to
+// 256) by columns made each share read all of A from L3.
 Split ChooseSplit(int64_t cols, int64_t group_cols, int64_t row_blocks, int shares) {
-  const int64_t groups = (cols + group_cols - 1) / group_cols;
-  Split best{1, 1};
-  double best_speedup = 1.0;  // work / the largest share's work
+  const int64_t groups = (cols + group_cols - 1) / group_cols, rows = row_blocks * kMr;
+  std::vector<std::pair<Split, double>> splits;  // with their speedups (work / the largest share's work)
+  double best_speedup = 1.0;
   for (int tn = shares; tn >= 1; --tn) {
     const int tm = shares / tn;
     int64_t widest = 0;  // the most columns a share gets
@@ -196,9 +200,16 @@ Split ChooseSplit(int64_t cols, int64_t group_cols, int64_t row_blocks, int shar
       widest = std::max(widest, std::min(cols, g1 * group_cols) - g0 * group_cols);
     }
     const double speedup = double(cols) / double(widest) * double(row_blocks) / double((row_blocks + tm - 1) / tm);
-    if (speedup > best_speedup) {
-      best = {tn, tm};
-      best_speedup = speedup;
+    splits.push_back({Split{tn, tm}, speedup});
+    best_speedup = std::max(best_speedup, speedup);
+  }
+  Split best{1, 1};
+  int64_t least = rows + cols;  // values read per K by {1, 1}
+  for (const auto& [split, speedup] : splits) {
+    const int64_t read = split.tn * rows + split.tm * cols;
+    if (speedup >= 0.95 * best_speedup && (read < least || (best.tn == 1 && best.tm == 1))) {
+      best = split;
+      least = read;
     }
   }
   return best;
