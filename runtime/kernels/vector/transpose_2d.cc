@@ -2,6 +2,7 @@
 #include "runtime/kernels/vector/transpose_2d.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
 
 #include "runtime/kernels/conv/transpose_bytes.h"
@@ -9,18 +10,24 @@
 namespace ptq {
 namespace {
 
+// dst[c * ld + r] = src[r * src_ld + c] for r < rows, c < cols.
 template <class T>
-void Tiled(const T* src, int64_t rows, int64_t cols, T* dst, int64_t ld) {
+void Tiled(const T* src, int64_t rows, int64_t cols, int64_t src_ld, T* dst, int64_t ld) {
   constexpr int64_t kTile = 32;
   for (int64_t r0 = 0; r0 < rows; r0 += kTile) {
     const int64_t r1 = std::min(rows, r0 + kTile);
     for (int64_t c0 = 0; c0 < cols; c0 += kTile) {
       const int64_t c1 = std::min(cols, c0 + kTile);
       for (int64_t c = c0; c < c1; ++c) {
-        for (int64_t r = r0; r < r1; ++r) dst[c * ld + r] = src[r * cols + c];
+        for (int64_t r = r0; r < r1; ++r) dst[c * ld + r] = src[r * src_ld + c];
       }
     }
   }
+}
+
+template <class T>
+void TiledColumns(const void* src, int64_t rows, int64_t cols, int64_t c0, int64_t c1, void* dst, int64_t ld) {
+  Tiled(static_cast<const T*>(src) + c0, rows, c1 - c0, cols, static_cast<T*>(dst) + c0 * ld, ld);
 }
 
 }  // namespace
@@ -30,15 +37,25 @@ void Transpose2D(const void* src, int64_t rows, int64_t cols, size_t elem, void*
     case 1:
       TransposeBytes(static_cast<const uint8_t*>(src), rows, cols, static_cast<uint8_t*>(dst), dst_stride);
       return;
-    case 2: return Tiled(static_cast<const uint16_t*>(src), rows, cols, static_cast<uint16_t*>(dst), dst_stride);
-    case 4: return Tiled(static_cast<const uint32_t*>(src), rows, cols, static_cast<uint32_t*>(dst), dst_stride);
-    case 8: return Tiled(static_cast<const uint64_t*>(src), rows, cols, static_cast<uint64_t*>(dst), dst_stride);
+    case 2: return TiledColumns<uint16_t>(src, rows, cols, 0, cols, dst, dst_stride);
+    case 4: return TiledColumns<uint32_t>(src, rows, cols, 0, cols, dst, dst_stride);
+    case 8: return TiledColumns<uint64_t>(src, rows, cols, 0, cols, dst, dst_stride);
     default: break;
   }
   const auto* s = static_cast<const unsigned char*>(src);
   auto* d = static_cast<unsigned char*>(dst);
   for (int64_t r = 0; r < rows; ++r) {
     for (int64_t c = 0; c < cols; ++c) std::memcpy(d + (c * dst_stride + r) * elem, s + (r * cols + c) * elem, elem);
+  }
+}
+
+void Transpose2DColumns(const void* src, int64_t rows, int64_t cols, size_t elem, int64_t c0, int64_t c1, void* dst,
+                        int64_t dst_stride) {
+  switch (elem) {
+    case 2: return TiledColumns<uint16_t>(src, rows, cols, c0, c1, dst, dst_stride);
+    case 4: return TiledColumns<uint32_t>(src, rows, cols, c0, c1, dst, dst_stride);
+    case 8: return TiledColumns<uint64_t>(src, rows, cols, c0, c1, dst, dst_stride);
+    default: std::abort();
   }
 }
 

@@ -10,6 +10,11 @@ namespace ptq {
 // (1 byte: TransposeBytes; others: 32 x 32 tiles). REQUIRES: no overlap, dst_stride >= rows.
 void Transpose2D(const void* src, int64_t rows, int64_t cols, size_t elem, void* dst, int64_t dst_stride);
 
+// Transpose2D of columns [c0, c1) of src alone: dst[c * dst_stride + r] = src[r * cols + c] for r < rows and
+// c0 <= c < c1, so that threads can share one matrix by its columns. REQUIRES: as Transpose2D, elem 2, 4 or 8.
+void Transpose2DColumns(const void* src, int64_t rows, int64_t cols, size_t elem, int64_t c0, int64_t c1, void* dst,
+                        int64_t dst_stride);
+
 // When perm swaps two contiguous blocks of axes after a prefix it keeps (perm = [0..p-1, s..r-1,
 // p..s-1]), the copy is outer = prod(dims[0, p)) transposes of [prod(dims[p, s)), prod(dims[s, r))]
 // matrices: returns true and fills those three sizes. Covers NCHW <-> NHWC (perms 0 2 3 1, 0 3 1 2).

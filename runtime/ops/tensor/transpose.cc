@@ -6,6 +6,7 @@
 #include "runtime/kernels/vector/transpose_2d.h"
 #include "runtime/ops/math/elementwise.h"
 #include "runtime/ops/tensor/copy_util.h"
+#include "runtime/threading.h"
 
 namespace ptq {
 namespace {
@@ -53,11 +54,20 @@ class Transpose : public Kernel {
       const size_t elem = ElementSize(data.dtype());
       const auto* src = static_cast<const uint8_t*>(data.raw());
       auto* dst = static_cast<uint8_t*>(y.raw());
-      // The matrices (a batch's images, converted to channels last) are shared between threads when large.
-      const int threads = outer > 1 ? ElementwiseThreads(outer * rows * cols) : 1;
-#pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (threads > 1)
-      for (int64_t o = 0; o < outer; ++o) {
-        Transpose2D(src + o * rows * cols * elem, rows, cols, elem, dst + o * rows * cols * elem, rows);
+      // The matrices (a batch's images, converted to channels last) are shared between threads when large; a
+      // lone large matrix (one image) by blocks of its columns.
+      const int threads = ElementwiseThreads(outer * rows * cols);
+      if (outer == 1 && threads > 1 && elem != 1) {
+        const int64_t parts = int64_t{threads} * kUnitsPerThread;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
+        for (int64_t q = 0; q < parts; ++q) {
+          Transpose2DColumns(src, rows, cols, elem, cols * q / parts, cols * (q + 1) / parts, dst, rows);
+        }
+      } else {
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (threads > 1 && outer > 1)
+        for (int64_t o = 0; o < outer; ++o) {
+          Transpose2D(src + o * rows * cols * elem, rows, cols, elem, dst + o * rows * cols * elem, rows);
+        }
       }
       ctx.outputs[0] = std::move(y);
       return;

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <string>
 
 #include "runtime/shape_util.h"
 #include "tests/runtime/ops/op_test_util.h"
@@ -100,6 +101,35 @@ TEST(TransposeOp, BatchesSharedBetweenThreadsMatchTheReference) {
   for (int threads : {1, 3}) {
     omp_set_num_threads(threads);
     EXPECT_EQ(ToVector<float>(RunOp("Transpose", 13, Perm({0, 2, 3, 1}), {f})[0]), want) << threads << " threads";
+  }
+  omp_set_num_threads(saved);
+}
+
+// One image large enough to be shared between threads (by blocks of its columns: 2000 each on 3 threads,
+// so blocks end inside the 32 x 32 tiles) converts to channels last the same way on 1 and 3 threads, for
+// 2-, 4- and 8-byte elements; bytes stay on one thread.
+TEST(TransposeOp, ALoneImageSharedBetweenThreadsByColumnsMatchesTheReference) {
+  const Shape shape = {1, 3, 200, 3};  // a [3, 600] matrix: too small to share
+  const Shape large = {1, 3, 200, 120};  // a [3, 24000] matrix of 72000 elements: above the threshold
+  const int saved = omp_get_max_threads();
+  for (const Shape& s : {shape, large}) {
+    const Tensor h = IotaTensor<uint16_t>(s, DataType::kFloat16);
+    const Tensor f = IotaTensor<float>(s, DataType::kFloat);
+    const Tensor l = IotaTensor<int64_t>(s, DataType::kInt64);
+    Tensor b(DataType::kUint8, s);
+    for (int64_t i = 0; i < b.size(); ++i) b.data<uint8_t>()[i] = static_cast<uint8_t>(i * 7);
+    for (int threads : {1, 3}) {
+      omp_set_num_threads(threads);
+      SCOPED_TRACE(ShapeToString(s) + ", " + std::to_string(threads) + " threads");
+      EXPECT_EQ(ToVector<uint16_t>(RunOp("Transpose", 13, Perm({0, 2, 3, 1}), {h})[0]),
+                NaiveTranspose(ToVector<uint16_t>(h), s, {0, 2, 3, 1}));
+      EXPECT_EQ(ToVector<float>(RunOp("Transpose", 13, Perm({0, 2, 3, 1}), {f})[0]),
+                NaiveTranspose(ToVector<float>(f), s, {0, 2, 3, 1}));
+      EXPECT_EQ(ToVector<int64_t>(RunOp("Transpose", 13, Perm({0, 2, 3, 1}), {l})[0]),
+                NaiveTranspose(ToVector<int64_t>(l), s, {0, 2, 3, 1}));
+      EXPECT_EQ(ToVector<uint8_t>(RunOp("Transpose", 13, Perm({0, 2, 3, 1}), {b})[0]),
+                NaiveTranspose(ToVector<uint8_t>(b), s, {0, 2, 3, 1}));
+    }
   }
   omp_set_num_threads(saved);
 }
