@@ -114,26 +114,31 @@ void PointwiseDepthwiseNhwcF32(const float* x, int64_t C, const PointwiseStage& 
   l.slots = (l.step - 1) * stride + (g.window.kernel[0] - 1) * g.window.dilations[0] + 1;
   const int threads = SharingThreads(g, C);
   if (!blocks.empty()) {  // units (image, block of channels), each a whole image
+    // Per block: its first channel, its depthwise convolution and its pointwise biases.
     const int64_t taps = g.window.kernel[0] * g.window.kernel[1], count = static_cast<int64_t>(blocks.size());
-    std::vector<int64_t> first(blocks.size());  // each block's first channel
-    for (size_t i = 1; i < blocks.size(); ++i) first[i] = first[i - 1] + blocks[i - 1];
+    std::vector<int64_t> first(blocks.size());
+    std::vector<DepthwiseNhwcRows<float>> dw;
+    std::vector<PointwiseStage> pb(blocks.size(), pw);
+    for (size_t i = 0; i < blocks.size(); ++i) {
+      if (i > 0) first[i] = first[i - 1] + blocks[i - 1];
+      ConvGeometry gb = g;
+      gb.in_channels = gb.out_channels = gb.group = blocks[i];
+      dw.emplace_back(dws.w + first[i] * taps, dws.bias != nullptr ? dws.bias + first[i] : nullptr, gb, dws.clamp,
+                      dws.finish_row);
+      if (pb[i].epilogue.col_bias != nullptr) pb[i].epilogue.col_bias += first[i];
+    }
     const int64_t units = g.batch * count;
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
     for (int64_t u = 0; u < units; ++u) {
-      const int64_t n = u / count, b = u % count, c0 = first[static_cast<size_t>(b)];
+      const int64_t n = u / count;
+      const size_t b = static_cast<size_t>(u % count);
       RingLayout lb = l;
-      lb.E = blocks[static_cast<size_t>(b)];
-      ConvGeometry gb = g;  // the depthwise convolution of the block's channels
-      gb.in_channels = gb.out_channels = gb.group = lb.E;
-      const DepthwiseNhwcRows<float> dw(dws.w + c0 * taps, dws.bias != nullptr ? dws.bias + c0 : nullptr, gb,
-                                        dws.clamp, dws.finish_row);
-      PointwiseStage pb = pw;
-      if (pb.epilogue.col_bias != nullptr) pb.epilogue.col_bias += c0;
+      lb.E = blocks[b];
       thread_local std::vector<float> ring, row;  // kept from run to run
       ring.resize(std::max(ring.size(), static_cast<size_t>(lb.slots * lb.W * lb.E)));
       row.resize(std::max(row.size(), static_cast<size_t>(lb.OW * lb.E)));
-      const Output out{y + c0, l.E, row.data()};
-      RunBlock(x, blocks_w[static_cast<size_t>(b)], pb, dw, lb, n, 0, l.OH, ring.data(), out);
+      const Output out{y + first[b], l.E, row.data()};
+      RunBlock(x, blocks_w[b], pb[b], dw[b], lb, n, 0, l.OH, ring.data(), out);
     }
     return;
   }

@@ -8,7 +8,6 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <utility>
 #include <vector>
 
 #include "runtime/cpu_features.h"
@@ -190,24 +189,23 @@ struct Split {
 // 256) by columns made each share read all of A from L3.
 Split ChooseSplit(int64_t cols, int64_t group_cols, int64_t row_blocks, int shares) {
   const int64_t groups = (cols + group_cols - 1) / group_cols, rows = row_blocks * kMr;
-  std::vector<std::pair<Split, double>> splits;  // with their speedups (work / the largest share's work)
-  double best_speedup = 1.0;
-  for (int tn = shares; tn >= 1; --tn) {
+  auto speedup = [&](int tn) {  // work / the largest share's work, for tn column shares
     const int tm = shares / tn;
     int64_t widest = 0;  // the most columns a share gets
     for (int in = 0; in < tn; ++in) {
       const int64_t g0 = groups * in / tn, g1 = groups * (in + 1) / tn;
       widest = std::max(widest, std::min(cols, g1 * group_cols) - g0 * group_cols);
     }
-    const double speedup = double(cols) / double(widest) * double(row_blocks) / double((row_blocks + tm - 1) / tm);
-    splits.push_back({Split{tn, tm}, speedup});
-    best_speedup = std::max(best_speedup, speedup);
-  }
+    return double(cols) / double(widest) * double(row_blocks) / double((row_blocks + tm - 1) / tm);
+  };
+  double best_speedup = 1.0;
+  for (int tn = shares; tn >= 1; --tn) best_speedup = std::max(best_speedup, speedup(tn));
   Split best{1, 1};
   int64_t least = rows + cols;  // values read per K by {1, 1}
-  for (const auto& [split, speedup] : splits) {
+  for (int tn = shares; tn >= 1; --tn) {
+    const Split split{tn, shares / tn};
     const int64_t read = split.tn * rows + split.tm * cols;
-    if (speedup >= 0.95 * best_speedup && (read < least || (best.tn == 1 && best.tm == 1))) {
+    if (speedup(tn) >= 0.95 * best_speedup && (read < least || (best.tn == 1 && best.tm == 1))) {
       best = split;
       least = read;
     }
