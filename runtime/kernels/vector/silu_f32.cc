@@ -16,23 +16,24 @@ namespace ptq {
 namespace {
 
 // VecExp(v), operation for operation: the clamp to [-104, 89] (NaN to -104), n = round(v / ln 2) by the
-// magic constant, r by the two-part ln 2, the polynomial by separate multiplies and adds, 2^n as two factors,
-// and a NaN v given back.
+// magic constant, r by the two-part ln 2, the polynomial by fused multiply-adds where VecExp has std::fma,
+// 2^n as two factors, and a NaN v given back.
 PTQ_AVX2 inline __m256 Exp(__m256 v) {
   // lo < v ? v : lo is vmaxps(v, lo); hi < c ? hi : c is vminps(hi, c).
   const __m256 c = _mm256_min_ps(_mm256_set1_ps(89.0f), _mm256_max_ps(v, _mm256_set1_ps(-104.0f)));
   const __m256 magic = _mm256_set1_ps(12582912.0f);
-  const __m256 n = _mm256_sub_ps(_mm256_add_ps(_mm256_mul_ps(c, _mm256_set1_ps(1.44269504088896341f)), magic), magic);
-  const __m256 r = _mm256_sub_ps(_mm256_sub_ps(c, _mm256_mul_ps(n, _mm256_set1_ps(0.693359375f))),
-                                 _mm256_mul_ps(n, _mm256_set1_ps(-2.12194440e-4f)));
+  const __m256 n = _mm256_sub_ps(_mm256_fmadd_ps(c, _mm256_set1_ps(1.44269504088896341f), magic), magic);
+  // fnmadd(a, b, c) = -(a * b) + c, one rounding: std::fma(-a, b, c).
+  const __m256 r = _mm256_fnmadd_ps(n, _mm256_set1_ps(-2.12194440e-4f),
+                                    _mm256_fnmadd_ps(n, _mm256_set1_ps(0.693359375f), c));
   const __m256 z = _mm256_mul_ps(r, r);
   __m256 p = _mm256_set1_ps(1.9875691500e-4f);
-  p = _mm256_add_ps(_mm256_mul_ps(p, r), _mm256_set1_ps(1.3981999507e-3f));
-  p = _mm256_add_ps(_mm256_mul_ps(p, r), _mm256_set1_ps(8.3334519073e-3f));
-  p = _mm256_add_ps(_mm256_mul_ps(p, r), _mm256_set1_ps(4.1665795894e-2f));
-  p = _mm256_add_ps(_mm256_mul_ps(p, r), _mm256_set1_ps(1.6666665459e-1f));
-  p = _mm256_add_ps(_mm256_mul_ps(p, r), _mm256_set1_ps(5.0000001201e-1f));
-  p = _mm256_add_ps(_mm256_add_ps(_mm256_mul_ps(p, z), r), _mm256_set1_ps(1.0f));
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.3981999507e-3f));
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(8.3334519073e-3f));
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(4.1665795894e-2f));
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.6666665459e-1f));
+  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(5.0000001201e-1f));
+  p = _mm256_add_ps(_mm256_fmadd_ps(p, z, r), _mm256_set1_ps(1.0f));
   const __m256i ni = _mm256_cvttps_epi32(n);
   const __m256i n1 = _mm256_srai_epi32(ni, 1);
   const __m256i n2 = _mm256_sub_epi32(ni, n1);

