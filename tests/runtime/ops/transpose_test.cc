@@ -91,6 +91,24 @@ TEST(TransposeOp, MatchesReferenceForEveryElementSize) {
   }
 }
 
+// Images of 1 to 9 planes to channels last: up to 8 planes (a [planes, 35] matrix per image) take the loop
+// unrolled per plane count, 9 the tile loops; 2-, 4- and 8-byte elements.
+TEST(TransposeOp, FewPlanesToChannelsLastMatchTheReference) {
+  for (int64_t planes = 1; planes <= 9; ++planes) {
+    const Shape s = {2, planes, 5, 7};
+    SCOPED_TRACE(ShapeToString(s));
+    const Tensor h = IotaTensor<uint16_t>(s, DataType::kFloat16);
+    const Tensor f = IotaTensor<float>(s, DataType::kFloat);
+    const Tensor l = IotaTensor<int64_t>(s, DataType::kInt64);
+    EXPECT_EQ(ToVector<uint16_t>(RunOp("Transpose", 13, Perm({0, 2, 3, 1}), {h})[0]),
+              NaiveTranspose(ToVector<uint16_t>(h), s, {0, 2, 3, 1}));
+    EXPECT_EQ(ToVector<float>(RunOp("Transpose", 13, Perm({0, 2, 3, 1}), {f})[0]),
+              NaiveTranspose(ToVector<float>(f), s, {0, 2, 3, 1}));
+    EXPECT_EQ(ToVector<int64_t>(RunOp("Transpose", 13, Perm({0, 2, 3, 1}), {l})[0]),
+              NaiveTranspose(ToVector<int64_t>(l), s, {0, 2, 3, 1}));
+  }
+}
+
 // A batch of images large enough to be shared between threads converts to channels last the same way on
 // 1 and 3 threads.
 TEST(TransposeOp, BatchesSharedBetweenThreadsMatchTheReference) {
