@@ -1,5 +1,5 @@
 // ConvNhwcDirectF32: tiles of 6 output positions x 16 output channels of one group in ymm registers, each
-// position's taps read through pointers into the image (a zero run for taps outside it), AVX2+FMA.
+// position's taps (or kernel rows) read through pointers into the image (zeros outside it), AVX2+FMA.
 #include "runtime/kernels/conv/conv_nhwc_direct.h"
 
 #include <omp.h>
@@ -18,10 +18,20 @@
 
 namespace ptq {
 
+namespace {
+
+// Few channels of one group (3-channel stems): a position's taps are its kernel rows, each KW * C values of one
+// image row (Im2RowNhwc's order: tap-major, then channel, is kernel row, then kw * C + c).
+bool ReadsKernelRows(const ConvGeometry& g) {
+  return g.in_channels_per_group() < 8 && g.group == 1 && g.window.dilations[1] == 1;
+}
+
+}  // namespace
+
 bool ConvNhwcDirectApplies(const ConvGeometry& g) {
   if (!g.channels_last || g.window.rank() != 2 || !GetCpuFeatures().avx2_fma) return false;
   const int64_t cg = g.in_channels_per_group(), K = cg * g.window.kernel[0] * g.window.kernel[1];
-  return cg >= 8 && K <= 256 && F32GemmKBlock(K) == K && g.out_channels_per_group() % 8 == 0;
+  return (cg >= 8 || ReadsKernelRows(g)) && K <= 256 && F32GemmKBlock(K) == K && g.out_channels_per_group() % 8 == 0;
 }
 
 #if defined(__x86_64__)
@@ -101,6 +111,54 @@ constexpr TileFn kTiles[2][kRows] = {
     {Tile<1, 1>, Tile<2, 1>, Tile<3, 1>, Tile<4, 1>, Tile<5, 1>, Tile<6, 1>},
     {Tile<1, 2>, Tile<2, 2>, Tile<3, 2>, Tile<4, 2>, Tile<5, 2>, Tile<6, 2>}};
 
+// The tiles of `rows` positions (taps[r * T + t]: tap t of position r, cg values) times group grp's packed weights b
+// (K x mg), one 16-column panel after another, into y from `at` on, through epi.
+void RunTiles(const float* const* taps, int64_t T, int64_t cg, const float* b, int64_t K, int64_t M, int64_t mg,
+              int64_t grp, int64_t at, int64_t rows, float* y, const GemmEpilogue<float>& epi) {
+  for (int64_t j = 0; j * kPanel < mg; ++j) {
+    DirectTile d;
+    d.taps = taps;
+    d.T = T;
+    d.cg = cg;
+    d.b = b + j * kPanel * K;  // PackF32B: panel j of one K block
+    d.y = y + at + j * kPanel;
+    d.ldy = M;
+    d.col_bias = epi.col_bias != nullptr ? epi.col_bias + grp * mg + j * kPanel : nullptr;
+    d.sum = epi.sum != nullptr ? epi.sum + at + j * kPanel : nullptr;
+    d.ld_sum = M;
+    d.clamp = epi.clamp;
+    d.lo = epi.lo;
+    d.hi = epi.hi;
+    kTiles[mg - j * kPanel >= kPanel][rows - 1](d);
+  }
+}
+
+// taps[r * KH + kh]: kernel row kh of position o0 + r (KW * C values): in the image when the row lies inside it,
+// `zeros` when above or below it, else a copy in edge[(r * KH + kh) * KW * C ...] with zeros for the columns outside.
+void KernelRowTaps(const float* image, const SlidingWindow& w, int64_t C, int64_t o0, int64_t rows, const float* zeros,
+                   float* edge, const float** taps) {
+  const int64_t H = w.input[0], W = w.input[1], OW = w.output[1], KH = w.kernel[0], KW = w.kernel[1];
+  for (int64_t r = 0; r < rows; ++r) {
+    const int64_t oh = (o0 + r) / OW, ow = (o0 + r) % OW;
+    const int64_t iw0 = ow * w.strides[1] - w.pads_begin[1];
+    for (int64_t kh = 0; kh < KH; ++kh) {
+      const int64_t ih = oh * w.strides[0] - w.pads_begin[0] + kh * w.dilations[0];
+      if (ih < 0 || ih >= H) {
+        taps[r * KH + kh] = zeros;
+      } else if (iw0 >= 0 && iw0 + KW <= W) {
+        taps[r * KH + kh] = image + (ih * W + iw0) * C;
+      } else {
+        float* copy = edge + (r * KH + kh) * KW * C;
+        for (int64_t kw = 0; kw < KW; ++kw) {
+          const int64_t iw = iw0 + kw;
+          for (int64_t c = 0; c < C; ++c) copy[kw * C + c] = iw >= 0 && iw < W ? image[(ih * W + iw) * C + c] : 0.0f;
+        }
+        taps[r * KH + kh] = copy;
+      }
+    }
+  }
+}
+
 }  // namespace
 
 void ConvNhwcDirectF32(const float* x, const std::vector<PackedF32B>& packed, const ConvGeometry& g,
@@ -115,7 +173,10 @@ void ConvNhwcDirectF32(const float* x, const std::vector<PackedF32B>& packed, co
   const int64_t chunk =
       threads == 1 ? kChunk : std::min(kChunk, std::max<int64_t>(1, ItemsPerUnit(P * g.batch, threads) / kRows) * kRows);
   const int64_t chunks = (P + chunk - 1) / chunk;
-  const std::vector<float> zeros(static_cast<size_t>(cg), 0.0f);  // the taps outside the image
+  // Taps of kernel rows (few channels): T_read taps of cg_read values each; else T taps of cg channels.
+  const bool kernel_rows = ReadsKernelRows(g);
+  const int64_t T_read = kernel_rows ? KH : T, cg_read = kernel_rows ? KW * cg : cg;
+  const std::vector<float> zeros(static_cast<size_t>(cg_read), 0.0f);  // the taps outside the image
   // Units: (image, block of positions); in each, tile by tile, every group, so that the groups read the taps'
   // pixels (all C channels) while they are in cache.
   const int64_t units = g.batch * chunks;
@@ -125,8 +186,14 @@ void ConvNhwcDirectF32(const float* x, const std::vector<PackedF32B>& packed, co
     const float* image = x + n * H * W * C;
     int64_t offset[kRows * 256];     // tap t of position r: its pixel's offset in the image, -1 outside
     const float* taps[kRows * 256];  // T <= K <= 256
+    float edge[kRows * 256];         // kernel rows that cross the image's left or right border, zero outside
     for (int64_t o0 = o_begin; o0 < o_end; o0 += kRows) {
       const int64_t rows = std::min(kRows, o_end - o0);
+      if (kernel_rows) {
+        KernelRowTaps(image, w, C, o0, rows, zeros.data(), edge, taps);
+        RunTiles(taps, T_read, cg_read, packed[0].data.data(), K, M, mg, 0, (n * P + o0) * M, rows, y, epi);
+        continue;
+      }
       for (int64_t r = 0; r < rows; ++r) {
         const int64_t oh = (o0 + r) / OW, ow = (o0 + r) % OW;
         for (int64_t kh = 0, t = 0; kh < KH; ++kh) {
@@ -139,24 +206,9 @@ void ConvNhwcDirectF32(const float* x, const std::vector<PackedF32B>& packed, co
       }
       for (int64_t grp = 0; grp < g.group; ++grp) {
         for (int64_t i = 0; i < rows * T; ++i) taps[i] = offset[i] < 0 ? zeros.data() : image + offset[i] + grp * cg;
-        const float* b = packed[static_cast<size_t>(grp)].data.data();
-        const int64_t at = (n * P + o0) * M + grp * mg;  // the tile's first output in y (and in the residual)
-        for (int64_t j = 0; j * kPanel < mg; ++j) {
-          DirectTile d;
-          d.taps = taps;
-          d.T = T;
-          d.cg = cg;
-          d.b = b + j * kPanel * K;  // PackF32B: panel j of one K block
-          d.y = y + at + j * kPanel;
-          d.ldy = M;
-          d.col_bias = epi.col_bias != nullptr ? epi.col_bias + grp * mg + j * kPanel : nullptr;
-          d.sum = epi.sum != nullptr ? epi.sum + at + j * kPanel : nullptr;
-          d.ld_sum = M;
-          d.clamp = epi.clamp;
-          d.lo = epi.lo;
-          d.hi = epi.hi;
-          kTiles[mg - j * kPanel >= kPanel][rows - 1](d);
-        }
+        // at: the tile's first output in y (and in the residual)
+        RunTiles(taps, T, cg, packed[static_cast<size_t>(grp)].data.data(), K, M, mg, grp, (n * P + o0) * M + grp * mg,
+                 rows, y, epi);
       }
     }
     if (finish != nullptr) finish(y + (n * P + o_begin) * M, (o_end - o_begin) * M);

@@ -13,9 +13,9 @@
 namespace ptq {
 
 // Whether ConvNhwcDirectF32 computes this convolution: channels last, 2 spatial dims, at least 8 input channels
-// per group (fewer leave too little work per tap: 3-channel stems are faster as im2row runs), K = cg * KH * KW
-// no more than one GEMM K block (F32GemmKBlock(K) == K, K <= 256), a multiple of 8 output channels per group;
-// and an AVX2+FMA CPU.
+// per group, or fewer in one group with windows not dilated horizontally (3-channel stems: a tap is then a kernel
+// row of KW * C values, since taps of 3 channels leave too little work per tap), K = cg * KH * KW no more than one
+// GEMM K block (F32GemmKBlock(K) == K, K <= 256), a multiple of 8 output channels per group; and an AVX2+FMA CPU.
 bool ConvNhwcDirectApplies(const ConvGeometry& g);
 
 // y [N, OH, OW, M] = the convolution of x [N, H, W, C] by the weights packed per group (packed[grp] is

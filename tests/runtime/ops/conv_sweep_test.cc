@@ -310,16 +310,28 @@ TEST(ConvSweepTest, LargeWeightsInKSlicesHaveTheBitsOfOneProduct) {
 
 // Convolutions of one GEMM K block (RegNet's grouped 3x3s; grouped and strided, dilated, padded windows of 8 to
 // 16 input and 8 to 40 output channels per group; a residual and a clamp) computed without an im2row matrix
-// have the bits of Im2RowNhwc rows times each group's packed weights, on 1 and 3 threads.
+// have the bits of Im2RowNhwc rows times each group's packed weights, on 1 and 3 threads. So do those of 1 to 7
+// channels in one group (stems: the taps are kernel rows, copied with zeros where they cross the image's left or
+// right border), with windows dilated only vertically, and a 7 x 7 stride-2 stem of 3 channels padded by 3.
 TEST(ConvSweepTest, DirectChannelsLastConvHasTheBitsOfIm2RowTimesPackedWeights) {
   if (!GetCpuFeatures().avx2_fma) GTEST_SKIP() << "the direct kernel needs AVX2 and FMA";
   std::mt19937 rng(31);
   const auto pick = [&rng](int64_t lo, int64_t hi) { return std::uniform_int_distribution<int64_t>(lo, hi)(rng); };
   const int saved = omp_get_max_threads();
-  for (int trial = 0; trial < 24; ++trial) {
+  for (int trial = 0; trial < 40; ++trial) {
     Window win = RandomWindow(rng, 2, 2);
     win.input = {pick(5, 30), pick(5, 30)};
-    const int64_t group = 1 + trial % 4, cg = 8 + trial % 9, mg = 8 * pick(1, 5);
+    const bool stem = trial >= 24;  // few channels, one group
+    if (stem) win.dilations[1] = 1;
+    if (trial >= 38) {
+      win.kernel = {7, 7};
+      win.strides = {2, 2};
+      win.dilations = {1, 1};
+      win.pads = {3, 3, 3, 3};
+      win.input = {pick(4, 30), pick(4, 30)};
+    }
+    const int64_t group = stem ? 1 : 1 + trial % 4, cg = stem ? (trial >= 38 ? 3 : 1 + trial % 7) : 8 + trial % 9;
+    const int64_t mg = 8 * pick(1, 5);
     const int64_t C = group * cg, M = group * mg, N = 1 + trial % 2, T = win.kernel[0] * win.kernel[1];
     ConvAttributes attrs;
     attrs.kernel_shape = win.kernel;

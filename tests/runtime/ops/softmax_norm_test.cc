@@ -110,7 +110,9 @@ TEST(SoftmaxOp, StridedKernelGivesTheScalarBits) {
       for (int64_t r = 0; r < n; ++r) m = v[at(r)] > m ? v[at(r)] : m;
       for (int64_t r = 0; r < n; ++r) s += VecExp(v[at(r)] - m);
       const float inv = 1.0f / s;
-      for (int64_t r = 0; r < n; ++r) ASSERT_EQ(y[at(r)], VecExp(v[at(r)] - m) * inv) << "o " << o << " r " << r << " i " << i;
+      for (int64_t r = 0; r < n; ++r) {
+        ASSERT_EQ(y[at(r)], VecExp(v[at(r)] - m) * inv) << "o " << o << " r " << r << " i " << i;
+      }
     }
   }
 }
