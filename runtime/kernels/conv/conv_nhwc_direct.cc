@@ -44,6 +44,7 @@ constexpr int64_t kChunk = 16 * kRows;  // output positions per unit of work
 // One tile's arguments: taps[r * T + t] points at tap t's cg channels for position r.
 struct DirectTile {
   const float* const* taps;
+  int64_t shift;  // added to every tap pointer: the group's first channel
   int64_t T, cg;
   const float* b;  // the panel: b[k * 16 + i], k = t * cg + c
   float* y;
@@ -69,11 +70,11 @@ PTQ_AVX2 void Tile(const DirectTile& d) {
   for (int64_t t = 0; t < d.T; ++t) {
     const float* p[kR];
 #pragma GCC unroll 8
-    for (int r = 0; r < kR; ++r) p[r] = d.taps[r * d.T + t];
+    for (int r = 0; r < kR; ++r) p[r] = d.taps[r * d.T + t] + d.shift;
     if (t + 1 < d.T) {  // the next tap's pixels, while this one's products run (a tap's work outlasts a miss)
 #pragma GCC unroll 8
       for (int r = 0; r < kR; ++r) {
-        const char* next = reinterpret_cast<const char*>(d.taps[r * d.T + t + 1]);
+        const char* next = reinterpret_cast<const char*>(d.taps[r * d.T + t + 1] + d.shift);
         for (int64_t byte = 0; byte < d.cg * 4; byte += 64) _mm_prefetch(next + byte, _MM_HINT_T0);
       }
     }
@@ -111,13 +112,14 @@ constexpr TileFn kTiles[2][kRows] = {
     {Tile<1, 1>, Tile<2, 1>, Tile<3, 1>, Tile<4, 1>, Tile<5, 1>, Tile<6, 1>},
     {Tile<1, 2>, Tile<2, 2>, Tile<3, 2>, Tile<4, 2>, Tile<5, 2>, Tile<6, 2>}};
 
-// The tiles of `rows` positions (taps[r * T + t]: tap t of position r, cg values) times group grp's packed weights b
-// (K x mg), one 16-column panel after another, into y from `at` on, through epi.
+// The tiles of `rows` positions (taps[r * T + t] + grp * cg: tap t of position r, cg values) times group grp's packed
+// weights b (K x mg), one 16-column panel after another, into y from `at` on, through epi.
 void RunTiles(const float* const* taps, int64_t T, int64_t cg, const float* b, int64_t K, int64_t M, int64_t mg,
               int64_t grp, int64_t at, int64_t rows, float* y, const GemmEpilogue<float>& epi) {
   for (int64_t j = 0; j * kPanel < mg; ++j) {
     DirectTile d;
     d.taps = taps;
+    d.shift = grp * cg;
     d.T = T;
     d.cg = cg;
     d.b = b + j * kPanel * K;  // PackF32B: panel j of one K block
@@ -176,7 +178,8 @@ void ConvNhwcDirectF32(const float* x, const std::vector<PackedF32B>& packed, co
   // Taps of kernel rows (few channels): T_read taps of cg_read values each; else T taps of cg channels.
   const bool kernel_rows = ReadsKernelRows(g);
   const int64_t T_read = kernel_rows ? KH : T, cg_read = kernel_rows ? KW * cg : cg;
-  const std::vector<float> zeros(static_cast<size_t>(cg_read), 0.0f);  // the taps outside the image
+  // The taps outside the image, of every group (a tap pointer is shifted by the group's first channel).
+  const std::vector<float> zeros(static_cast<size_t>(std::max(C, cg_read)), 0.0f);
   // Units: (image, block of positions); in each, tile by tile, every group, so that the groups read the taps'
   // pixels (all C channels) while they are in cache.
   const int64_t units = g.batch * chunks;
@@ -184,8 +187,7 @@ void ConvNhwcDirectF32(const float* x, const std::vector<PackedF32B>& packed, co
   for (int64_t u = 0; u < units; ++u) {
     const int64_t n = u / chunks, o_begin = u % chunks * chunk, o_end = std::min(P, o_begin + chunk);
     const float* image = x + n * H * W * C;
-    int64_t offset[kRows * 256];     // tap t of position r: its pixel's offset in the image, -1 outside
-    const float* taps[kRows * 256];  // T <= K <= 256
+    const float* taps[kRows * 256];  // tap t of position r: its pixel (channel 0) or zeros; T <= K <= 256
     float edge[kRows * 256];         // kernel rows that cross the image's left or right border, zero outside
     for (int64_t o0 = o_begin; o0 < o_end; o0 += kRows) {
       const int64_t rows = std::min(kRows, o_end - o0);
@@ -200,12 +202,11 @@ void ConvNhwcDirectF32(const float* x, const std::vector<PackedF32B>& packed, co
           const int64_t ih = oh * w.strides[0] - w.pads_begin[0] + kh * w.dilations[0];
           for (int64_t kw = 0; kw < KW; ++kw, ++t) {
             const int64_t iw = ow * w.strides[1] - w.pads_begin[1] + kw * w.dilations[1];
-            offset[r * T + t] = ih >= 0 && ih < H && iw >= 0 && iw < W ? (ih * W + iw) * C : -1;
+            taps[r * T + t] = ih >= 0 && ih < H && iw >= 0 && iw < W ? image + (ih * W + iw) * C : zeros.data();
           }
         }
       }
-      for (int64_t grp = 0; grp < g.group; ++grp) {
-        for (int64_t i = 0; i < rows * T; ++i) taps[i] = offset[i] < 0 ? zeros.data() : image + offset[i] + grp * cg;
+      for (int64_t grp = 0; grp < g.group; ++grp) {  // the same taps, shifted to the group's channels
         // at: the tile's first output in y (and in the residual)
         RunTiles(taps, T, cg, packed[static_cast<size_t>(grp)].data.data(), K, M, mg, grp, (n * P + o0) * M + grp * mg,
                  rows, y, epi);
