@@ -7,7 +7,8 @@
 namespace ptq {
 
 // dst[c * dst_stride + r] = src[r * cols + c] for r < rows, c < cols, elements of `elem` bytes
-// (1 byte: TransposeBytes; others: 32 x 32 tiles). REQUIRES: no overlap, dst_stride >= rows.
+// (1 byte: TransposeBytes; others: 32 x 32 tiles, or up to 8 rows a column at a time). REQUIRES: no overlap,
+// dst_stride >= rows.
 void Transpose2D(const void* src, int64_t rows, int64_t cols, size_t elem, void* dst, int64_t dst_stride);
 
 // Transpose2D of columns [c0, c1) of src alone: dst[c * dst_stride + r] = src[r * cols + c] for r < rows and
