@@ -301,38 +301,39 @@ void ForEachRun(const BroadcastPlan& p, const Fn& run) {
   const size_t num_inputs = p.inner_step.size();
   const size_t rank = p.outer_dims.size();
   const int threads = ElementwiseThreads(p.out_size);
-  if (threads > 1) {
-    // Each chunk [begin, end) of the output: its first element's multi-index over the outer axes, then
-    // runs (pieces of runs at the chunk's ends) in order.
-    ForEachChunk(p.out_size, 1024, threads, [&](int64_t begin, int64_t end) {
-      std::vector<int64_t> offsets(num_inputs);
-      for (int64_t at = begin; at < end;) {
-        int64_t r = at / p.inner, within = at % p.inner;
-        for (size_t k = 0; k < num_inputs; ++k) offsets[k] = within * p.inner_step[k];
-        for (size_t axis = rank; axis-- > 0;) {
-          const int64_t i = r % p.outer_dims[axis];
-          r /= p.outer_dims[axis];
-          for (size_t k = 0; k < num_inputs; ++k) offsets[k] += i * p.outer_strides[k][axis];
-        }
-        const int64_t len = std::min(end - at, p.inner - within);
-        run(offsets.data(), at, len);
-        at += len;
-      }
-    });
-    return;
-  }
-  std::vector<int64_t> index(rank, 0), offsets(num_inputs, 0);
-  const int64_t runs = p.out_size / p.inner;
-  for (int64_t r = 0; r < runs; ++r) {
-    run(offsets.data(), r * p.inner, p.inner);
+  // Runs [begin, end) of the output (pieces of runs at its ends): the first element's multi-index over the outer
+  // axes by division, then the odometer from run to run (a division per run cost more than a run of 32 values).
+  auto runs_of = [&](int64_t begin, int64_t end) {
+    std::vector<int64_t> index(rank), offsets(num_inputs, 0);
+    int64_t r = begin / p.inner, within = begin % p.inner;
     for (size_t axis = rank; axis-- > 0;) {
-      if (++index[axis] < p.outer_dims[axis]) {
-        for (size_t k = 0; k < num_inputs; ++k) offsets[k] += p.outer_strides[k][axis];
-        break;
-      }
-      index[axis] = 0;
-      for (size_t k = 0; k < num_inputs; ++k) offsets[k] -= p.outer_strides[k][axis] * (p.outer_dims[axis] - 1);
+      index[axis] = r % p.outer_dims[axis];
+      r /= p.outer_dims[axis];
+      for (size_t k = 0; k < num_inputs; ++k) offsets[k] += index[axis] * p.outer_strides[k][axis];
     }
+    for (size_t k = 0; k < num_inputs; ++k) offsets[k] += within * p.inner_step[k];  // a piece from inside a run
+    for (int64_t at = begin; at < end;) {
+      const int64_t len = std::min(end - at, p.inner - within);
+      run(offsets.data(), at, len);
+      at += len;
+      if (within > 0) {  // back to the run's start
+        for (size_t k = 0; k < num_inputs; ++k) offsets[k] -= within * p.inner_step[k];
+        within = 0;
+      }
+      for (size_t axis = rank; axis-- > 0;) {
+        if (++index[axis] < p.outer_dims[axis]) {
+          for (size_t k = 0; k < num_inputs; ++k) offsets[k] += p.outer_strides[k][axis];
+          break;
+        }
+        index[axis] = 0;
+        for (size_t k = 0; k < num_inputs; ++k) offsets[k] -= p.outer_strides[k][axis] * (p.outer_dims[axis] - 1);
+      }
+    }
+  };
+  if (threads > 1) {
+    ForEachChunk(p.out_size, 1024, threads, runs_of);
+  } else {
+    runs_of(0, p.out_size);
   }
 }
 

@@ -1,7 +1,8 @@
 // GlobalAveragePool: a sum per plane (vectorised partial sums), divided by the plane's size; channels
-// last (the session's layout), a sum of channel runs over the positions.
+// last (the session's layout), a sum of channel runs over the positions; large inputs shared between threads.
 #include "runtime/ops/nn/global_average_pool.h"
 
+#include <algorithm>
 #include <vector>
 
 #include "runtime/channels_last_layout.h"
@@ -19,21 +20,31 @@ PTQ_ALWAYS_INLINE void PlanesLoop(const T* x, int64_t planes, int64_t S, T* y) {
 }
 PTQ_TARGET_AVX2 void PlanesAvx2(const float* x, int64_t planes, int64_t S, float* y) { PlanesLoop(x, planes, S, y); }
 
-// Channels last: y[n, c] = sum_s x[n, s, c] / S, the positions added in order.
+// Channels last, one image's channels [c0, c1) (x: its S positions of C channels): y[c] = sum_s x[s, c] / S, the
+// positions added in order.
 template <class T>
-PTQ_ALWAYS_INLINE void PositionsLoop(const T* x, int64_t batch, int64_t S, int64_t C, T* y) {
-  for (int64_t n = 0; n < batch; ++n) {
-    T* __restrict yn = y + n * C;
-    for (int64_t c = 0; c < C; ++c) yn[c] = T(0);
-    for (int64_t s = 0; s < S; ++s) {
-      const T* __restrict row = x + (n * S + s) * C;
-      for (int64_t c = 0; c < C; ++c) yn[c] += row[c];
-    }
-    for (int64_t c = 0; c < C; ++c) yn[c] /= static_cast<T>(S);
+PTQ_ALWAYS_INLINE void PositionsLoop(const T* x, int64_t S, int64_t C, int64_t c0, int64_t c1, T* y) {
+  T* __restrict yc = y + c0;
+  const int64_t n = c1 - c0;
+  for (int64_t c = 0; c < n; ++c) yc[c] = T(0);
+  for (int64_t s = 0; s < S; ++s) {
+    const T* __restrict row = x + s * C + c0;
+    for (int64_t c = 0; c < n; ++c) yc[c] += row[c];
   }
+  for (int64_t c = 0; c < n; ++c) yc[c] /= static_cast<T>(S);
 }
-PTQ_TARGET_AVX2 void PositionsAvx2(const float* x, int64_t batch, int64_t S, int64_t C, float* y) {
-  PositionsLoop(x, batch, S, C, y);
+PTQ_TARGET_AVX2 void PositionsAvx2(const float* x, int64_t S, int64_t C, int64_t c0, int64_t c1, float* y) {
+  PositionsLoop(x, S, C, c0, c1, y);
+}
+
+// Channels per unit of work when `threads` share `batch` images of C channels: all of them on one thread; else
+// blocks of whole cache lines (16 floats) or more, for about kUnitsPerThread units per thread in all. A channel's
+// sum is the same whichever unit computes it.
+int64_t ChannelsPerUnit(int64_t batch, int64_t C, int threads) {
+  if (threads <= 1) return C;
+  const int64_t blocks_per_image = (int64_t{threads} * kUnitsPerThread + batch - 1) / batch;
+  const int64_t per_block = (C + blocks_per_image - 1) / blocks_per_image;
+  return std::max<int64_t>(16, (per_block + 15) / 16 * 16);
 }
 
 template <class T>
@@ -43,25 +54,35 @@ Tensor GlobalAveragePoolTyped(const Tensor& x, bool channels_last) {
   ys[channels_last ? ys.size() - 1 : 1] = x.dim(channels_last ? x.rank() - 1 : 1);
   Tensor y = Tensor::Uninitialized(x.dtype(), ys);
   const bool avx2 = UseAvx2Clone<T, T>();
-  if (channels_last) {
-    const int64_t S = SizeOfRange(x.shape(), 1, x.rank() - 1), C = x.dim(x.rank() - 1);
-    if constexpr (std::is_same<T, float>::value) {
-      if (avx2) {
-        PositionsAvx2(x.data<T>(), x.dim(0), S, C, y.data<T>());
-        return y;
+  const int threads = ElementwiseThreads(x.size());
+  const T* xd = x.data<T>();
+  T* yd = y.data<T>();
+  if (channels_last) {  // units: (image, block of channels)
+    const int64_t batch = x.dim(0), S = SizeOfRange(x.shape(), 1, x.rank() - 1), C = x.dim(x.rank() - 1);
+    const int64_t per_unit = ChannelsPerUnit(batch, C, threads), blocks = (C + per_unit - 1) / per_unit;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (threads > 1)
+    for (int64_t u = 0; u < batch * blocks; ++u) {
+      const int64_t n = u / blocks, c0 = u % blocks * per_unit, c1 = std::min(C, c0 + per_unit);
+      if constexpr (std::is_same<T, float>::value) {
+        if (avx2) {
+          PositionsAvx2(xd + n * S * C, S, C, c0, c1, yd + n * C);
+          continue;
+        }
       }
+      PositionsLoop(xd + n * S * C, S, C, c0, c1, yd + n * C);
     }
-    PositionsLoop(x.data<T>(), x.dim(0), S, C, y.data<T>());
     return y;
   }
   const int64_t planes = x.dim(0) * x.dim(1), S = SizeOfRange(x.shape(), 2, x.rank());
-  if constexpr (std::is_same<T, float>::value) {
-    if (avx2) {
-      PlanesAvx2(x.data<T>(), planes, S, y.data<T>());
-      return y;
+  ForEachChunk(planes, 1, threads, [&](int64_t p0, int64_t p1) {
+    if constexpr (std::is_same<T, float>::value) {
+      if (avx2) {
+        PlanesAvx2(xd + p0 * S, p1 - p0, S, yd + p0);
+        return;
+      }
     }
-  }
-  PlanesLoop(x.data<T>(), planes, S, y.data<T>());
+    PlanesLoop(xd + p0 * S, p1 - p0, S, yd + p0);
+  });
   return y;
 }
 

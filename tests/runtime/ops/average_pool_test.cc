@@ -4,6 +4,11 @@
 #include "runtime/ops/nn/average_pool.h"
 
 #include <gtest/gtest.h>
+#include <omp.h>
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
 
 #include "tests/runtime/ops/nn_test_util.h"
 
@@ -86,6 +91,49 @@ TEST(GlobalPoolTest, AverageAndMaxKeepTheRank) {
                                    {Tensor::FromVector<uint8_t>({1, 2, 3}, {1, 9, 4, 200, 0, 7})})[0];
   EXPECT_EQ(y8.shape(), (Shape{1, 2, 1}));
   EXPECT_EQ(testing::ToVector<uint8_t>(y8), (std::vector<uint8_t>{9, 200}));
+}
+
+// Inputs large enough to share between threads (3 images, 40 x 40 positions, 56 channels: blocks of 16 channels, the
+// last one short; and the same values channels first, by planes) give, on 1 and 3 threads, each channel's sum of its
+// positions in order divided by their count, bit for bit.
+TEST(GlobalPoolTest, AverageSharedBetweenThreadsSumsEachChannelInOrder) {
+  const int64_t N = 3, S = 40 * 40, C = 56;
+  std::vector<float> last(static_cast<size_t>(N * S * C)), first(last.size()), want(static_cast<size_t>(N * C));
+  for (int64_t n = 0; n < N; ++n) {
+    for (int64_t s = 0; s < S; ++s) {
+      for (int64_t c = 0; c < C; ++c) {
+        const float v = static_cast<float>((n * 7919 + s * 104729 + c * 1299709) % 2001 - 1000) / 64.0f;
+        last[static_cast<size_t>((n * S + s) * C + c)] = v;
+        first[static_cast<size_t>((n * C + c) * S + s)] = v;
+      }
+    }
+    for (int64_t c = 0; c < C; ++c) {
+      float sum = 0.0f;
+      for (int64_t s = 0; s < S; ++s) sum += last[static_cast<size_t>((n * S + s) * C + c)];
+      want[static_cast<size_t>(n * C + c)] = sum / static_cast<float>(S);
+    }
+  }
+  Attributes channels_last;
+  channels_last.Set("channels_last", IntAttr(1));
+  const int saved = omp_get_max_threads();
+  std::vector<float> first_on_one;  // channels first on one thread: the bits the planes shared by threads give
+  for (int threads : {1, 3}) {
+    omp_set_num_threads(threads);
+    const Tensor y_last = testing::RunOp("GlobalAveragePool", 1, channels_last,
+                                         {Tensor::FromVector<float>({N, 40, 40, C}, last)}, 1, false, "ptq.fused")[0];
+    EXPECT_EQ(y_last.shape(), (Shape{N, 1, 1, C}));
+    EXPECT_EQ(testing::ToVector<float>(y_last), want) << threads << " threads, channels last";
+    const Tensor y_first =
+        testing::RunOp("GlobalAveragePool", 1, Attributes(), {Tensor::FromVector<float>({N, C, 40, 40}, first)})[0];
+    const std::vector<float> got = testing::ToVector<float>(y_first);
+    ASSERT_EQ(got.size(), want.size());
+    for (size_t i = 0; i < got.size(); ++i) {  // RowSum's partial sums: another order, so a named tolerance
+      EXPECT_NEAR(got[i], want[i], 1e-5f * std::max(1.0f, std::fabs(want[i]))) << threads << " threads, plane " << i;
+    }
+    if (threads == 1) first_on_one = got;
+    EXPECT_EQ(got, first_on_one) << threads << " threads, channels first";
+  }
+  omp_set_num_threads(saved);
 }
 
 }  // namespace
