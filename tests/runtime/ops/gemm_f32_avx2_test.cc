@@ -175,7 +175,7 @@ TEST(GemmF32Avx2, WideNEdgeAndPartialKBlocks) {
   std::mt19937 rng(42);
   for (F32Kernels kernels : RunnableKernels()) {
     for (bool trans_b : {false, true}) {
-      // N past one N block (512 columns) with an edge; K over several K blocks; wide 1- and 2-row tiles.
+      // N past two N blocks (256 columns each) with an edge; K over several K blocks; wide 1- and 2-row tiles.
       for (int64_t M : {1, 2, 3, 13, 25}) CheckCase({false, trans_b, M, 600, 777, 0.5f, 1.0f, kernels}, rng);
     }
   }
@@ -304,7 +304,7 @@ TEST(GemmF32Avx2, EpilogueAddsRowOrColumnBiasAndResidualThenClamps) {
 TEST(GemmF32Avx2, PrepackedBGivesTheSameBits) {
   PTQ_REQUIRE_AVX2();
   std::mt19937 rng(17);
-  constexpr int64_t kN = 1100, kK = 530;  // 3 N blocks (the last partial), 3 K blocks
+  constexpr int64_t kN = 1100, kK = 530;  // 5 N blocks (the last partial), 3 K blocks
   std::vector<float> bias(kN);
   for (size_t i = 0; i < bias.size(); ++i) bias[i] = 0.01f * static_cast<float>(i % 17);
   for (bool trans_b : {false, true}) {
