@@ -48,6 +48,13 @@ Attributes Perm(std::vector<int64_t> perm) {
   return a;
 }
 
+// NCHW -> NHWC of t against the per-element reference.
+template <class T>
+void ExpectToChannelsLastMatchesTheReference(const Tensor& t) {
+  EXPECT_EQ(ToVector<T>(RunOp("Transpose", 13, Perm({0, 2, 3, 1}), {t})[0]),
+            NaiveTranspose(ToVector<T>(t), t.shape(), {0, 2, 3, 1}));
+}
+
 // numpy: arange(120).reshape(2, 3, 4, 5).transpose(0, 2, 1, 3), first 30 values.
 TEST(TransposeOp, AttentionPermSwapsHeadsAndSequence) {
   std::vector<float> v(120);
@@ -97,15 +104,9 @@ TEST(TransposeOp, FewPlanesToChannelsLastMatchTheReference) {
   for (int64_t planes = 1; planes <= 9; ++planes) {
     const Shape s = {2, planes, 5, 7};
     SCOPED_TRACE(ShapeToString(s));
-    const Tensor h = IotaTensor<uint16_t>(s, DataType::kFloat16);
-    const Tensor f = IotaTensor<float>(s, DataType::kFloat);
-    const Tensor l = IotaTensor<int64_t>(s, DataType::kInt64);
-    EXPECT_EQ(ToVector<uint16_t>(RunOp("Transpose", 13, Perm({0, 2, 3, 1}), {h})[0]),
-              NaiveTranspose(ToVector<uint16_t>(h), s, {0, 2, 3, 1}));
-    EXPECT_EQ(ToVector<float>(RunOp("Transpose", 13, Perm({0, 2, 3, 1}), {f})[0]),
-              NaiveTranspose(ToVector<float>(f), s, {0, 2, 3, 1}));
-    EXPECT_EQ(ToVector<int64_t>(RunOp("Transpose", 13, Perm({0, 2, 3, 1}), {l})[0]),
-              NaiveTranspose(ToVector<int64_t>(l), s, {0, 2, 3, 1}));
+    ExpectToChannelsLastMatchesTheReference<uint16_t>(IotaTensor<uint16_t>(s, DataType::kFloat16));
+    ExpectToChannelsLastMatchesTheReference<float>(IotaTensor<float>(s, DataType::kFloat));
+    ExpectToChannelsLastMatchesTheReference<int64_t>(IotaTensor<int64_t>(s, DataType::kInt64));
   }
 }
 
@@ -139,14 +140,10 @@ TEST(TransposeOp, ALoneImageSharedBetweenThreadsByColumnsMatchesTheReference) {
     for (int threads : {1, 3}) {
       omp_set_num_threads(threads);
       SCOPED_TRACE(ShapeToString(s) + ", " + std::to_string(threads) + " threads");
-      EXPECT_EQ(ToVector<uint16_t>(RunOp("Transpose", 13, Perm({0, 2, 3, 1}), {h})[0]),
-                NaiveTranspose(ToVector<uint16_t>(h), s, {0, 2, 3, 1}));
-      EXPECT_EQ(ToVector<float>(RunOp("Transpose", 13, Perm({0, 2, 3, 1}), {f})[0]),
-                NaiveTranspose(ToVector<float>(f), s, {0, 2, 3, 1}));
-      EXPECT_EQ(ToVector<int64_t>(RunOp("Transpose", 13, Perm({0, 2, 3, 1}), {l})[0]),
-                NaiveTranspose(ToVector<int64_t>(l), s, {0, 2, 3, 1}));
-      EXPECT_EQ(ToVector<uint8_t>(RunOp("Transpose", 13, Perm({0, 2, 3, 1}), {b})[0]),
-                NaiveTranspose(ToVector<uint8_t>(b), s, {0, 2, 3, 1}));
+      ExpectToChannelsLastMatchesTheReference<uint16_t>(h);
+      ExpectToChannelsLastMatchesTheReference<float>(f);
+      ExpectToChannelsLastMatchesTheReference<int64_t>(l);
+      ExpectToChannelsLastMatchesTheReference<uint8_t>(b);
     }
   }
   omp_set_num_threads(saved);
