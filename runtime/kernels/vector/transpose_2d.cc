@@ -56,9 +56,9 @@ void Transpose2D(const void* src, int64_t rows, int64_t cols, size_t elem, void*
     case 1:
       TransposeBytes(static_cast<const uint8_t*>(src), rows, cols, static_cast<uint8_t*>(dst), dst_stride);
       return;
-    case 2: return TiledColumns<uint16_t>(src, rows, cols, 0, cols, dst, dst_stride);
-    case 4: return TiledColumns<uint32_t>(src, rows, cols, 0, cols, dst, dst_stride);
-    case 8: return TiledColumns<uint64_t>(src, rows, cols, 0, cols, dst, dst_stride);
+    case 2:
+    case 4:
+    case 8: return Transpose2DColumns(src, rows, cols, elem, 0, cols, dst, dst_stride);
     default: break;
   }
   const auto* s = static_cast<const unsigned char*>(src);
