@@ -47,24 +47,32 @@ const T* ChannelsPerOutput(const T* image, const NhwcLayout& l, std::vector<T>& 
   return expanded.data();
 }
 
-// taps[t] = the M values tap t of output (oh, ow) reads: in the image, or `outside` (M padding values).
-template <class T>
-void TapPointers(const NhwcLayout& l, const T* image, const T* outside, int64_t oh, int64_t ow, const T** taps) {
-  for (int64_t kh = 0, t = 0; kh < l.KH; ++kh) {
-    const int64_t ih = oh * l.sh - l.ph + kh * l.dh;
-    for (int64_t kw = 0; kw < l.KW; ++kw, ++t) {
-      const int64_t iw = ow * l.sw - l.pw + kw * l.dw;
-      taps[t] = ih >= 0 && ih < l.H && iw >= 0 && iw < l.W ? image + (ih * l.W + iw) * l.M : outside;
-    }
-  }
-}
-
 // f(oh) for every output row of one image, taken in turn by the threads when the work is large enough.
 template <class F>
 void ForEachRow(const NhwcLayout& l, F f) {
   const int threads = InParallelRegion() || l.OH * l.OW * l.taps() * l.M < kParallelMacs ? 1 : omp_get_max_threads();
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
   for (int64_t oh = 0; oh < l.OH; ++oh) f(oh);
+}
+
+// f(begin, end) for blocks of consecutive output rows of one image covering them all: one block, or about
+// kUnitsPerThread blocks per thread taken in turn when the work is large enough.
+template <class F>
+void ForEachRowBlock(const NhwcLayout& l, F f) {
+  const int threads = InParallelRegion() || l.OH * l.OW * l.taps() * l.M < kParallelMacs ? 1 : omp_get_max_threads();
+  const int64_t rows = threads == 1 ? l.OH : std::max<int64_t>(1, ItemsPerUnit(l.OH, threads));
+  const int64_t blocks = (l.OH + rows - 1) / rows;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (threads > 1)
+  for (int64_t b = 0; b < blocks; ++b) f(b * rows, std::min(l.OH, (b + 1) * rows));
+}
+
+// dst[i] = x[i] - x_zero_point in float (exact), x read as int8 or uint8.
+void CenterBytes(const uint8_t* x, bool x_signed, int32_t x_zero_point, int64_t n, float* dst) {
+  if (x_signed) {
+    for (int64_t i = 0; i < n; ++i) dst[i] = static_cast<float>(static_cast<int8_t>(x[i]) - x_zero_point);
+  } else {
+    for (int64_t i = 0; i < n; ++i) dst[i] = static_cast<float>(x[i] - x_zero_point);
+  }
 }
 
 // The output columns [begin, end) whose taps all lie inside the image along the width.
@@ -196,36 +204,48 @@ void Int8DepthwiseConvNhwc(const uint8_t* x, bool x_signed, int32_t x_zero_point
                            const float* multiplier, int32_t y_zero_point, void* y, const float* float_bias) {
   const NhwcLayout l = MakeLayout(g);
   const int64_t taps = l.taps();
-  // wf[t][m] = w - w_zero_point (exact in float); the bias less x_zero_point * sum_t wf[t][m], since the
-  // taps sum x itself (taps outside the image read x_zero_point).
+  // The float kernel on x - x_zero_point and w - w_zero_point (taps outside the image then read exact zeros):
+  // every product and partial sum is an integer below 2^24 in magnitude (taps <= kMaxExactDepthwiseTaps), so
+  // the sums are exact whatever their order.
   std::vector<float> wf(static_cast<size_t>(taps * l.M));
-  std::vector<int32_t> bias_less(static_cast<size_t>(l.M));
   for (int64_t m = 0; m < l.M; ++m) {
-    int32_t sum = 0;
     for (int64_t t = 0; t < taps; ++t) {
       const uint8_t b = w[m * taps + t];
-      const int32_t v = (w_signed ? static_cast<int8_t>(b) : b) - w_zero_point[m];
-      wf[static_cast<size_t>(t * l.M + m)] = static_cast<float>(v);
-      sum += v;
+      wf[static_cast<size_t>(m * taps + t)] = static_cast<float>((w_signed ? static_cast<int8_t>(b) : b) - w_zero_point[m]);
     }
-    const uint32_t correction = static_cast<uint32_t>(x_zero_point) * static_cast<uint32_t>(sum);
-    bias_less[static_cast<size_t>(m)] =
-        static_cast<int32_t>(static_cast<uint32_t>(bias != nullptr ? bias[m] : 0) - correction);
   }
+  const DepthwiseNhwcRows<float> rows(wf.data(), nullptr, g, GemmEpilogue<float>{}, nullptr);
   const int64_t elem = out == Int8Output::kInt32 || out == Int8Output::kFloat ? 4 : 1;
-  const std::vector<uint8_t> outside(static_cast<size_t>(l.M), static_cast<uint8_t>(x_zero_point));
+  const int64_t span = (l.KH - 1) * l.dh + 1;  // the input rows one output row reads
+  const int64_t row_len = l.W * l.M;
   std::vector<uint8_t> expanded;
   for (int64_t n = 0; n < g.batch; ++n) {
     const uint8_t* image = ChannelsPerOutput(x + n * l.H * l.W * l.C, l, expanded);
     auto* yn = static_cast<uint8_t*>(y) + n * l.OH * l.OW * l.M * elem;
-    ForEachRow(l, [&](int64_t oh) {
-      std::vector<const uint8_t*> tap(static_cast<size_t>(taps));
-      std::vector<float> acc(static_cast<size_t>(l.M));
-      for (int64_t ow = 0; ow < l.OW; ++ow) {
-        TapPointers(l, image, outside.data(), oh, ow, tap.data());
-        DepthwiseTapsU8(tap.data(), x_signed, wf.data(), taps, l.M, acc.data());
-        RequantizeChannels(acc.data(), l.M, bias_less.data(), multiplier, y_zero_point, out,
-                           yn + (oh * l.OW + ow) * l.M * elem, float_bias);
+    ForEachRowBlock(l, [&](int64_t oh_begin, int64_t oh_end) {
+      // Input row ih, converted once, is in slot ih % span of the ring while the output rows that read it run.
+      std::vector<float> ring(static_cast<size_t>(span * row_len)), acc(static_cast<size_t>(l.OW * l.M));
+      std::vector<int64_t> held(static_cast<size_t>(span), -1);
+      std::vector<const float*> in_rows(static_cast<size_t>(l.KH));
+      for (int64_t oh = oh_begin; oh < oh_end; ++oh) {
+        for (int64_t kh = 0; kh < l.KH; ++kh) {
+          const int64_t ih = rows.InputRow(oh, kh);
+          if (ih < 0 || ih >= l.H) {
+            in_rows[static_cast<size_t>(kh)] = nullptr;
+            continue;
+          }
+          float* slot = ring.data() + ih % span * row_len;
+          if (held[static_cast<size_t>(ih % span)] != ih) {
+            CenterBytes(image + ih * row_len, x_signed, x_zero_point, row_len, slot);
+            held[static_cast<size_t>(ih % span)] = ih;
+          }
+          in_rows[static_cast<size_t>(kh)] = slot;
+        }
+        rows.Run(in_rows.data(), acc.data());
+        for (int64_t ow = 0; ow < l.OW; ++ow) {
+          RequantizeChannels(acc.data() + ow * l.M, l.M, bias, multiplier, y_zero_point, out,
+                             yn + (oh * l.OW + ow) * l.M * elem, float_bias);
+        }
       }
     });
   }

@@ -1,4 +1,4 @@
-// DepthwiseTapsU8 / DepthwiseTapsF32: 16 (AVX-512) or 8 (AVX2) channels per register, every tap
+// DepthwiseTapsF32: 16 (AVX-512) or 8 (AVX2) channels per register, every tap
 // accumulated before the one store; a portable loop for the rest.
 #include "runtime/cpu_features.h"
 #include "runtime/kernels/conv/depthwise_nhwc.h"
@@ -11,19 +11,6 @@
 namespace ptq {
 namespace {
 
-// Channels [begin, M) one at a time: a multiply and an add, as the portable depthwise rows.
-void TapsU8Portable(const uint8_t* const* x, bool x_signed, const float* w, int64_t taps, int64_t M, int64_t begin,
-                    float* acc) {
-  for (int64_t m = begin; m < M; ++m) {
-    float s = 0.0f;
-    for (int64_t t = 0; t < taps; ++t) {
-      const float v = x_signed ? static_cast<float>(static_cast<int8_t>(x[t][m])) : static_cast<float>(x[t][m]);
-      s += v * w[t * M + m];
-    }
-    acc[m] = s;
-  }
-}
-
 void TapsF32Portable(const float* const* x, const float* w, int64_t taps, int64_t M, int64_t begin, float* acc) {
   for (int64_t m = begin; m < M; ++m) {
     float s = acc[m];
@@ -33,31 +20,6 @@ void TapsF32Portable(const float* const* x, const float* w, int64_t taps, int64_
 }
 
 #if defined(__x86_64__)
-__attribute__((target("avx512f"))) inline __m512 Bytes16(const uint8_t* p, bool x_signed) {
-  const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
-  return _mm512_cvtepi32_ps(x_signed ? _mm512_cvtepi8_epi32(b) : _mm512_cvtepu8_epi32(b));
-}
-
-__attribute__((target("avx512f"))) int64_t TapsU8Avx512(const uint8_t* const* x, bool x_signed, const float* w,
-                                                         int64_t taps, int64_t M, float* acc) {
-  int64_t m = 0;
-  for (; m + 32 <= M; m += 32) {
-    __m512 a0 = _mm512_setzero_ps(), a1 = _mm512_setzero_ps();
-    for (int64_t t = 0; t < taps; ++t) {
-      a0 = _mm512_fmadd_ps(Bytes16(x[t] + m, x_signed), _mm512_loadu_ps(w + t * M + m), a0);
-      a1 = _mm512_fmadd_ps(Bytes16(x[t] + m + 16, x_signed), _mm512_loadu_ps(w + t * M + m + 16), a1);
-    }
-    _mm512_storeu_ps(acc + m, a0);
-    _mm512_storeu_ps(acc + m + 16, a1);
-  }
-  for (; m + 16 <= M; m += 16) {
-    __m512 a = _mm512_setzero_ps();
-    for (int64_t t = 0; t < taps; ++t) a = _mm512_fmadd_ps(Bytes16(x[t] + m, x_signed), _mm512_loadu_ps(w + t * M + m), a);
-    _mm512_storeu_ps(acc + m, a);
-  }
-  return m;
-}
-
 __attribute__((target("avx512f"))) int64_t TapsF32Avx512(const float* const* x, const float* w, int64_t taps,
                                                           int64_t M, float* acc) {
   int64_t m = 0;
@@ -74,31 +36,6 @@ __attribute__((target("avx512f"))) int64_t TapsF32Avx512(const float* const* x, 
     __m512 a = _mm512_loadu_ps(acc + m);
     for (int64_t t = 0; t < taps; ++t) a = _mm512_fmadd_ps(_mm512_loadu_ps(w + t * M + m), _mm512_loadu_ps(x[t] + m), a);
     _mm512_storeu_ps(acc + m, a);
-  }
-  return m;
-}
-
-__attribute__((target("avx2,fma"))) inline __m256 Bytes8(const uint8_t* p, bool x_signed) {
-  const __m128i b = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(p));
-  return _mm256_cvtepi32_ps(x_signed ? _mm256_cvtepi8_epi32(b) : _mm256_cvtepu8_epi32(b));
-}
-
-__attribute__((target("avx2,fma"))) int64_t TapsU8Avx2(const uint8_t* const* x, bool x_signed, const float* w,
-                                                        int64_t taps, int64_t M, float* acc) {
-  int64_t m = 0;
-  for (; m + 16 <= M; m += 16) {
-    __m256 a0 = _mm256_setzero_ps(), a1 = _mm256_setzero_ps();
-    for (int64_t t = 0; t < taps; ++t) {
-      a0 = _mm256_fmadd_ps(Bytes8(x[t] + m, x_signed), _mm256_loadu_ps(w + t * M + m), a0);
-      a1 = _mm256_fmadd_ps(Bytes8(x[t] + m + 8, x_signed), _mm256_loadu_ps(w + t * M + m + 8), a1);
-    }
-    _mm256_storeu_ps(acc + m, a0);
-    _mm256_storeu_ps(acc + m + 8, a1);
-  }
-  for (; m + 8 <= M; m += 8) {
-    __m256 a = _mm256_setzero_ps();
-    for (int64_t t = 0; t < taps; ++t) a = _mm256_fmadd_ps(Bytes8(x[t] + m, x_signed), _mm256_loadu_ps(w + t * M + m), a);
-    _mm256_storeu_ps(acc + m, a);
   }
   return m;
 }
@@ -137,19 +74,6 @@ __attribute__((target("avx2,fma"))) void TapsF32TailFma(const float* const* x, c
 #endif
 
 }  // namespace
-
-void DepthwiseTapsU8(const uint8_t* const* x, bool x_signed, const float* w, int64_t taps, int64_t M, float* acc) {
-  int64_t done = 0;
-#if defined(__x86_64__)
-  const CpuFeatures& cpu = GetCpuFeatures();
-  if (cpu.avx512f) {
-    done = TapsU8Avx512(x, x_signed, w, taps, M, acc);
-  } else if (cpu.avx2_fma) {
-    done = TapsU8Avx2(x, x_signed, w, taps, M, acc);
-  }
-#endif
-  TapsU8Portable(x, x_signed, w, taps, M, done, acc);  // exact: the rounding does not matter
-}
 
 void DepthwiseTapsF32(const float* const* x, const float* w, int64_t taps, int64_t M, float* acc) {
 #if defined(__x86_64__)

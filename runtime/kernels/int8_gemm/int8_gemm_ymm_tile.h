@@ -75,6 +75,70 @@ PTQ_YMM_TARGET __attribute__((noinline)) void Store(const Int8Block& blk, __m256
   }
 }
 
+PTQ_YMM_TARGET inline __m256i Load8(const int32_t* p) { return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)); }
+
+// The terms of Store's epilogue for 8 whole columns from c, loaded once for all the tile's rows.
+struct ColumnTerms {
+  __m256i b_zero_point, col_adjust, bias;
+  __m256 multiplier, float_bias;
+};
+
+PTQ_YMM_TARGET inline ColumnTerms LoadColumnTerms(const Int8Block& blk, int64_t c) {
+  ColumnTerms t;
+  t.b_zero_point = blk.any_b_zero_point ? Load8(blk.b_zero_point + c) : _mm256_setzero_si256();
+  t.col_adjust = Load8(blk.col_adjust + c);
+  t.bias = Load8(blk.bias + c);
+  t.multiplier = blk.out != Int8Output::kInt32 ? _mm256_loadu_ps(blk.multiplier + c) : _mm256_setzero_ps();
+  t.float_bias = blk.out == Int8Output::kFloat ? _mm256_loadu_ps(blk.float_bias + c) : _mm256_setzero_ps();
+  return t;
+}
+
+// Store for 8 whole columns from c of row r, inline, with the column terms already loaded.
+PTQ_YMM_TARGET __attribute__((always_inline)) inline void StoreWhole(const Int8Block& blk, __m256i acc, int64_t r,
+                                                                    int64_t c, const ColumnTerms& t) {
+  if (blk.any_b_zero_point) acc = _mm256_sub_epi32(acc, _mm256_mullo_epi32(t.b_zero_point, _mm256_set1_epi32(blk.a_row_sum[r])));
+  const int32_t a_zp = blk.a_zero_point[r];
+  if (a_zp != 0) acc = _mm256_sub_epi32(acc, _mm256_mullo_epi32(t.col_adjust, _mm256_set1_epi32(a_zp)));
+  acc = _mm256_add_epi32(acc, t.bias);
+  if (blk.out == Int8Output::kInt32) {
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(static_cast<int32_t*>(blk.c) + r * blk.ldc + c), acc);
+    return;
+  }
+  __m256 v = _mm256_mul_ps(_mm256_cvtepi32_ps(acc), t.multiplier);
+  if (blk.out == Int8Output::kFloat) {
+    _mm256_storeu_ps(static_cast<float*>(blk.c) + r * blk.ldc + c, _mm256_add_ps(v, t.float_bias));
+    return;
+  }
+  v = _mm256_round_ps(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  v = _mm256_max_ps(v, _mm256_set1_ps(blk.lo));  // NaN gives lo (the second operand): qmin
+  v = _mm256_min_ps(v, _mm256_set1_ps(blk.hi));
+  const __m256i q = _mm256_add_epi32(_mm256_cvtps_epi32(v), _mm256_set1_epi32(blk.y_zero_point));
+  // q is within the output type's range, so the saturating packs below are exact.
+  const __m128i w = _mm_packs_epi32(_mm256_castsi256_si128(q), _mm256_extracti128_si256(q, 1));
+  const __m128i bytes = blk.out == Int8Output::kUint8 ? _mm_packus_epi16(w, w) : _mm_packs_epi16(w, w);
+  _mm_storel_epi64(reinterpret_cast<__m128i*>(static_cast<uint8_t*>(blk.c) + r * blk.ldc + c), bytes);
+}
+
+// The epilogue of a tile (acc[r][v]: row r0 + r, columns p0 * 16 + 8 v ...): whole vectors of 8 columns with
+// their column terms loaded once, a partial one at the N edge through Store.
+template <int kRows, int kVecs>
+PTQ_YMM_TARGET __attribute__((noinline)) void StoreTile(const Int8Block& blk, const __m256i (&acc)[kRows][kVecs],
+                                                        int64_t r0, int64_t p0) {
+#pragma GCC unroll 8
+  for (int v = 0; v < kVecs; ++v) {
+    const int64_t c = p0 * 16 + 8 * v;
+    const int64_t cols = std::min<int64_t>(blk.cols - c, 8);
+    if (cols <= 0) break;
+    if (cols < 8) {
+      for (int r = 0; r < kRows; ++r) Store(blk, acc[r][v], r0 + r, c, cols);
+      continue;
+    }
+    const ColumnTerms terms = LoadColumnTerms(blk, c);
+#pragma GCC unroll 8
+    for (int r = 0; r < kRows; ++r) StoreWhole(blk, acc[r][v], r0 + r, c, terms);
+  }
+}
+
 // kRows rows from r0 times kPanels panels from p0; each panel is two ymm of 8 columns.
 template <int kRows, int kPanels>
 PTQ_YMM_TARGET void Tile(const Int8Block& blk, int64_t r0, int64_t p0) {
@@ -102,14 +166,13 @@ PTQ_YMM_TARGET void Tile(const Int8Block& blk, int64_t r0, int64_t p0) {
       for (int v = 0; v < kVecs; ++v) acc[r][v] = YmmStep(acc[r][v], av, bv[v]);
     }
   }
+  alignas(32) __m256i out[kRows][kVecs];  // out of the registers once, for the epilogue out of line
 #pragma GCC unroll 8
-  for (int v = 0; v < kVecs; ++v) {
-    const int64_t c = p0 * 16 + 8 * v;
-    const int64_t cols = std::min<int64_t>(blk.cols - c, 8);
-    if (cols <= 0) break;
+  for (int r = 0; r < kRows; ++r) {
 #pragma GCC unroll 8
-    for (int r = 0; r < kRows; ++r) Store(blk, acc[r][v], r0 + r, c, cols);
+    for (int v = 0; v < kVecs; ++v) out[r][v] = acc[r][v];
   }
+  StoreTile<kRows, kVecs>(blk, out, r0, p0);
 }
 
 PTQ_YMM_TARGET void YmmBlock(const Int8Block& blk) {

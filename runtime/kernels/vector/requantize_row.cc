@@ -124,11 +124,10 @@ __attribute__((target("avx2"))) int64_t RequantizeAvx2(const Acc* acc, int64_t n
     v = _mm256_round_ps(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
     v = _mm256_min_ps(_mm256_max_ps(v, lo), hi);  // max(v, lo) is lo for NaN (the second operand)
     const __m256i q = _mm256_add_epi32(_mm256_cvtps_epi32(v), zp);
-    // Every q is within the 8-bit type's range: the low byte of each lane is the result.
-    alignas(32) int32_t lanes[8];
-    _mm256_store_si256(reinterpret_cast<__m256i*>(lanes), q);
-    auto* o = static_cast<uint8_t*>(out) + i;
-    for (int k = 0; k < 8; ++k) o[k] = static_cast<uint8_t>(lanes[k]);
+    // Every q is within the 8-bit type's range, so the saturating packs below keep it exactly.
+    const __m128i w = _mm_packs_epi32(_mm256_castsi256_si128(q), _mm256_extracti128_si256(q, 1));
+    const __m128i bytes = is_signed ? _mm_packs_epi16(w, w) : _mm_packus_epi16(w, w);
+    _mm_storel_epi64(reinterpret_cast<__m128i*>(static_cast<uint8_t*>(out) + i), bytes);
   }
   return i;
 }
