@@ -189,15 +189,23 @@ void Int8Gemm(const Int8GemmA& a, const PackedInt8B& b, const Int8GemmOut& out) 
     packed_a = s.a.data();
     a_row_bytes = row_bytes;
   }
-  s.a_zero_point.resize(static_cast<size_t>(M));
-  const int32_t a_shift = a.is_signed ? 128 : 0;
-  for (int64_t m = 0; m < M; ++m) {
-    s.a_zero_point[static_cast<size_t>(m)] = (a.zero_point_per_row ? a.zero_point[m] : a.zero_point[0]) + a_shift;
-  }
-
   const int64_t padded_cols = b.panels() * PackedInt8B::kPanelCols;
   s.bias.assign(static_cast<size_t>(padded_cols), 0);
   if (out.bias != nullptr) std::copy(out.bias, out.bias + N, s.bias.begin());
+  // One zero point for all rows (per-tensor activations): its term a_zp * col_adjust[n] is taken off the bias
+  // once (int32 wrapping, as the kernels subtract it) and the kernels see zero, instead of a multiply per output.
+  s.a_zero_point.resize(static_cast<size_t>(M));
+  const int32_t a_shift = a.is_signed ? 128 : 0;
+  if (a.zero_point_per_row) {
+    for (int64_t m = 0; m < M; ++m) s.a_zero_point[static_cast<size_t>(m)] = a.zero_point[m] + a_shift;
+  } else {
+    const uint32_t a_zp = static_cast<uint32_t>(a.zero_point[0] + a_shift);
+    for (int64_t n = 0; n < N; ++n) {
+      const uint32_t term = a_zp * static_cast<uint32_t>(b.col_adjust()[n]);
+      s.bias[static_cast<size_t>(n)] = static_cast<int32_t>(static_cast<uint32_t>(s.bias[static_cast<size_t>(n)]) - term);
+    }
+    std::fill(s.a_zero_point.begin(), s.a_zero_point.end(), 0);
+  }
   Int8Block base;
   if (out.type != Int8Output::kInt32) {
     s.multiplier.assign(static_cast<size_t>(padded_cols), 0.0f);

@@ -10,7 +10,8 @@ namespace ptq {
 // A rectangle of the output: `rows` rows of packed A times `panels` panels of packed B.
 // Packed A: row r starts at a + r * a_row_bytes and holds k_steps 32-bit groups of the (unsigned)
 // values a' = a (+128 for int8): 4 bytes (VNNI, scalar) or 2 uint16 (AVX2); zero padded.
-// Per row: a_row_sum[r] = sum_k a'[r][k], a_zero_point[r] = the row's zero point in the same terms.
+// Per row: a_row_sum[r] = sum_k a'[r][k], a_zero_point[r] = the row's zero point in the same terms (0 when the
+// driver took a zero point shared by all rows off the bias instead).
 // Per column (padded to whole panels, indexed from the block's first column): b_zero_point,
 // col_adjust (PackedInt8B), bias (zeros when the GEMM has none) and, for 8-bit outputs, multiplier.
 // Every element stored is

@@ -93,30 +93,58 @@ PTQ_YMM_TARGET inline ColumnTerms LoadColumnTerms(const Int8Block& blk, int64_t 
   return t;
 }
 
-// Store for 8 whole columns from c of row r, inline, with the column terms already loaded.
-PTQ_YMM_TARGET __attribute__((always_inline)) inline void StoreWhole(const Int8Block& blk, __m256i acc, int64_t r,
-                                                                    int64_t c, const ColumnTerms& t) {
+// acc with the zero-point terms and the bias of row r (8 whole columns, column terms t).
+PTQ_YMM_TARGET __attribute__((always_inline)) inline __m256i Corrected(const Int8Block& blk, __m256i acc, int64_t r,
+                                                                       const ColumnTerms& t) {
   if (blk.any_b_zero_point) acc = _mm256_sub_epi32(acc, _mm256_mullo_epi32(t.b_zero_point, _mm256_set1_epi32(blk.a_row_sum[r])));
   const int32_t a_zp = blk.a_zero_point[r];
   if (a_zp != 0) acc = _mm256_sub_epi32(acc, _mm256_mullo_epi32(t.col_adjust, _mm256_set1_epi32(a_zp)));
-  acc = _mm256_add_epi32(acc, t.bias);
+  return _mm256_add_epi32(acc, t.bias);
+}
+
+// The requantized values of corrected accumulators, as int32 lanes within the 8-bit output type's range.
+PTQ_YMM_TARGET __attribute__((always_inline)) inline __m256i Requantized(const Int8Block& blk, __m256i acc,
+                                                                         const ColumnTerms& t) {
+  __m256 v = _mm256_mul_ps(_mm256_cvtepi32_ps(acc), t.multiplier);
+  v = _mm256_round_ps(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  v = _mm256_max_ps(v, _mm256_set1_ps(blk.lo));  // NaN gives lo (the second operand): qmin
+  v = _mm256_min_ps(v, _mm256_set1_ps(blk.hi));
+  return _mm256_add_epi32(_mm256_cvtps_epi32(v), _mm256_set1_epi32(blk.y_zero_point));
+}
+
+// Store for 8 whole columns from c of row r, inline, with the column terms already loaded.
+PTQ_YMM_TARGET __attribute__((always_inline)) inline void StoreWhole(const Int8Block& blk, __m256i acc, int64_t r,
+                                                                    int64_t c, const ColumnTerms& t) {
+  acc = Corrected(blk, acc, r, t);
   if (blk.out == Int8Output::kInt32) {
     _mm256_storeu_si256(reinterpret_cast<__m256i*>(static_cast<int32_t*>(blk.c) + r * blk.ldc + c), acc);
     return;
   }
-  __m256 v = _mm256_mul_ps(_mm256_cvtepi32_ps(acc), t.multiplier);
   if (blk.out == Int8Output::kFloat) {
-    _mm256_storeu_ps(static_cast<float*>(blk.c) + r * blk.ldc + c, _mm256_add_ps(v, t.float_bias));
+    const __m256 v = _mm256_add_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(acc), t.multiplier), t.float_bias);
+    _mm256_storeu_ps(static_cast<float*>(blk.c) + r * blk.ldc + c, v);
     return;
   }
-  v = _mm256_round_ps(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-  v = _mm256_max_ps(v, _mm256_set1_ps(blk.lo));  // NaN gives lo (the second operand): qmin
-  v = _mm256_min_ps(v, _mm256_set1_ps(blk.hi));
-  const __m256i q = _mm256_add_epi32(_mm256_cvtps_epi32(v), _mm256_set1_epi32(blk.y_zero_point));
+  const __m256i q = Requantized(blk, acc, t);
   // q is within the output type's range, so the saturating packs below are exact.
   const __m128i w = _mm_packs_epi32(_mm256_castsi256_si128(q), _mm256_extracti128_si256(q, 1));
   const __m128i bytes = blk.out == Int8Output::kUint8 ? _mm_packus_epi16(w, w) : _mm_packs_epi16(w, w);
   _mm_storel_epi64(reinterpret_cast<__m128i*>(static_cast<uint8_t*>(blk.c) + r * blk.ldc + c), bytes);
+}
+
+// 16 whole 8-bit outputs from c of row r (two vectors, column terms t0 and t1) packed and stored together.
+PTQ_YMM_TARGET __attribute__((always_inline)) inline void StoreBytes16(const Int8Block& blk, __m256i acc0, __m256i acc1,
+                                                                      int64_t r, int64_t c, const ColumnTerms& t0,
+                                                                      const ColumnTerms& t1) {
+  const __m256i q0 = Requantized(blk, Corrected(blk, acc0, r, t0), t0);
+  const __m256i q1 = Requantized(blk, Corrected(blk, acc1, r, t1), t1);
+  // Per 128-bit lane, int16 [q0 0-3, q1 0-3 | q0 4-7, q1 4-7], then bytes with the same order twice per lane;
+  // the dwords 0, 4, 1, 5 are the 16 bytes in order. Exact: every q is within the output type's range.
+  const __m256i w = _mm256_packs_epi32(q0, q1);
+  const __m256i bytes = blk.out == Int8Output::kUint8 ? _mm256_packus_epi16(w, w) : _mm256_packs_epi16(w, w);
+  const __m256i ordered = _mm256_permutevar8x32_epi32(bytes, _mm256_setr_epi32(0, 4, 1, 5, 0, 4, 1, 5));
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(static_cast<uint8_t*>(blk.c) + r * blk.ldc + c),
+                   _mm256_castsi256_si128(ordered));
 }
 
 // The epilogue of a tile (acc[r][v]: row r0 + r, columns p0 * 16 + 8 v ...): whole vectors of 8 columns with
@@ -124,11 +152,19 @@ PTQ_YMM_TARGET __attribute__((always_inline)) inline void StoreWhole(const Int8B
 template <int kRows, int kVecs>
 PTQ_YMM_TARGET __attribute__((noinline)) void StoreTile(const Int8Block& blk, const __m256i (&acc)[kRows][kVecs],
                                                         int64_t r0, int64_t p0) {
+  const bool bytes = blk.out == Int8Output::kUint8 || blk.out == Int8Output::kInt8;
 #pragma GCC unroll 8
   for (int v = 0; v < kVecs; ++v) {
     const int64_t c = p0 * 16 + 8 * v;
     const int64_t cols = std::min<int64_t>(blk.cols - c, 8);
     if (cols <= 0) break;
+    if (bytes && v + 1 < kVecs && blk.cols - c >= 16) {  // a whole panel of 8-bit outputs: 16 bytes a row
+      const ColumnTerms t0 = LoadColumnTerms(blk, c), t1 = LoadColumnTerms(blk, c + 8);
+#pragma GCC unroll 8
+      for (int r = 0; r < kRows; ++r) StoreBytes16(blk, acc[r][v], acc[r][v + 1], r0 + r, c, t0, t1);
+      ++v;
+      continue;
+    }
     if (cols < 8) {
       for (int r = 0; r < kRows; ++r) Store(blk, acc[r][v], r0 + r, c, cols);
       continue;
@@ -175,14 +211,21 @@ PTQ_YMM_TARGET void Tile(const Int8Block& blk, int64_t r0, int64_t p0) {
   StoreTile<kRows, kVecs>(blk, out, r0, p0);
 }
 
+// Rows outer, panels inner: a tile's A rows stay in L1 across the panels, and each output row is written
+// whole while in cache (panels outer wrote every line of a large output once per panel: 6 times for 96
+// channels, each time read back from L3).
 PTQ_YMM_TARGET void YmmBlock(const Int8Block& blk) {
-  int64_t p = 0;
   if (blk.rows == 1) {
+    int64_t p = 0;
     for (; p + 4 <= blk.panels; p += 4) Tile<1, 4>(blk, 0, p);
+    for (; p < blk.panels; ++p) Tile<1, 1>(blk, 0, p);
+    return;
   }
-  for (; p < blk.panels; ++p) {
-    int64_t r = 0;
-    for (; r + 6 <= blk.rows; r += 6) Tile<6, 1>(blk, r, p);
+  int64_t r = 0;
+  for (; r + 6 <= blk.rows; r += 6) {
+    for (int64_t p = 0; p < blk.panels; ++p) Tile<6, 1>(blk, r, p);
+  }
+  for (int64_t p = 0; p < blk.panels; ++p) {
     switch (blk.rows - r) {
       case 5: Tile<5, 1>(blk, r, p); break;
       case 4: Tile<4, 1>(blk, r, p); break;
