@@ -43,21 +43,13 @@ inline uint8_t Unsigned(const void* row, int64_t k) {
                  : static_cast<const uint8_t*>(row)[k];
 }
 
-// Packs row a (K values) into dst as a' in k_steps 32-bit groups (bytes, or uint16 when kWide),
-// zero padded; returns sum_k a'.
-template <bool kSigned, bool kWide>
+// Packs row a (K values) into dst as a' in k_steps 4-byte groups, zero padded; returns sum_k a'.
+template <bool kSigned>
 int32_t PackRow(const void* a, int64_t K, int64_t padded, uint8_t* dst) {
   int32_t sum = 0;
-  if (kWide) {
-    auto* d = reinterpret_cast<uint16_t*>(dst);
-    for (int64_t k = 0; k < K; ++k) d[k] = Unsigned<kSigned>(a, k);
-    for (int64_t k = 0; k < K; ++k) sum += d[k];
-    std::fill(d + K, d + padded, uint16_t{0});
-  } else {
-    for (int64_t k = 0; k < K; ++k) dst[k] = Unsigned<kSigned>(a, k);
-    for (int64_t k = 0; k < K; ++k) sum += dst[k];
-    std::fill(dst + K, dst + padded, uint8_t{0});
-  }
+  for (int64_t k = 0; k < K; ++k) dst[k] = Unsigned<kSigned>(a, k);
+  for (int64_t k = 0; k < K; ++k) sum += dst[k];
+  std::fill(dst + K, dst + padded, uint8_t{0});
   return sum;
 }
 
@@ -173,18 +165,16 @@ void Int8Gemm(const Int8GemmA& a, const PackedInt8B& b, const Int8GemmOut& out) 
     }
   } else {
     s.a.resize(static_cast<size_t>(M * row_bytes));
-    const int64_t padded = wide ? 2 * b.k_steps() : row_bytes;
     const auto* src = static_cast<const uint8_t*>(a.data);
-    for (int64_t m = 0; m < M; ++m) {
-      const uint8_t* row = src + m * a.lda;
-      uint8_t* dst = s.a.data() + m * row_bytes;
-      int32_t sum;
-      if (wide) {
-        sum = a.is_signed ? PackRow<true, true>(row, K, padded, dst) : PackRow<false, true>(row, K, padded, dst);
-      } else {
-        sum = a.is_signed ? PackRow<true, false>(row, K, padded, dst) : PackRow<false, false>(row, K, padded, dst);
+    if (wide) {  // uint16 values (AVX2 kernels)
+      PackRowsWideAvx2(src, a.lda, a.is_signed, M, K, row_bytes, s.a.data(), s.row_sum.data());
+    } else {
+      for (int64_t m = 0; m < M; ++m) {
+        const uint8_t* row = src + m * a.lda;
+        uint8_t* dst = s.a.data() + m * row_bytes;
+        s.row_sum[static_cast<size_t>(m)] =
+            a.is_signed ? PackRow<true>(row, K, row_bytes, dst) : PackRow<false>(row, K, row_bytes, dst);
       }
-      s.row_sum[static_cast<size_t>(m)] = sum;
     }
     packed_a = s.a.data();
     a_row_bytes = row_bytes;

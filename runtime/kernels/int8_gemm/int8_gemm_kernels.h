@@ -45,6 +45,11 @@ struct Int8Block {
   int32_t y_zero_point = 0;
 };
 
+// Packed A for the AVX2 kernels: row m of a (K bytes at a + m * lda; int8 values with their sign bit flipped,
+// a + 128) widened to uint16 at dst + m * row_bytes, zero padded to row_bytes; row_sum[m] = the row's sum.
+void PackRowsWideAvx2(const uint8_t* a, int64_t lda, bool is_signed, int64_t M, int64_t K, int64_t row_bytes,
+                      uint8_t* dst, int32_t* row_sum);
+
 // One function per instruction set; each computes the whole block. x86-64 only except the scalar one.
 void Int8BlockScalar(const Int8Block& block);
 void Int8BlockAvx2(const Int8Block& block);
