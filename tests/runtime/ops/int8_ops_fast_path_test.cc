@@ -223,6 +223,40 @@ TEST(Int8OpsFastPath, DepthwiseSumsAtTheExactnessLimitMatchTheReference) {
   }
 }
 
+// The channels-last kernel sums (x - x_zero_point) * (w - w_zero_point) in float32: at the limit each product is
+// 255 * 255 in magnitude (x 0 with x_zero_point 255) and each sum of 256 of them, 16,646,400, is just below 2^24.
+TEST(Int8OpsFastPath, ChannelsLastDepthwiseSumsAtTheExactnessLimitMatchTheReference) {
+  Attributes attrs;
+  attrs.Set("kernel_shape", IntsAttr({16, 16}));
+  attrs.Set("group", IntAttr(2));
+  Tensor x(DataType::kUint8, {1, 2, 16, 16}), w(DataType::kInt8, {2, 1, 16, 16});
+  for (int64_t i = 0; i < x.size(); ++i) x.data<uint8_t>()[i] = 0;
+  for (int64_t i = 0; i < w.size(); ++i) w.data<int8_t>()[i] = i < 256 ? -128 : 127;
+  const Tensor x_zp = Tensor::Scalar<uint8_t>(255);  // x - x_zp = -255
+  Tensor w_zp(DataType::kInt8, {2});
+  w_zp.data<int8_t>()[0] = 127;   // w - w_zp = -255
+  w_zp.data<int8_t>()[1] = -128;  // w - w_zp = +255
+  const ConvGeometry g = ResolveConvGeometry(ReadConvAttributes(attrs), x.shape(), w.shape());
+  const Tensor acc = IntConvReference(x, 255, w, {127, -128}, g);
+  ASSERT_EQ(acc.data<int32_t>()[0], 256 * 255 * 255);
+  ASSERT_EQ(acc.data<int32_t>()[1], -256 * 255 * 255);
+  Tensor want(DataType::kFloat, {1, 1, 1, 2});  // float(acc) * 1 + 0, channels last
+  for (int64_t m = 0; m < 2; ++m) want.data<float>()[m] = static_cast<float>(acc.data<int32_t>()[m]);
+  Attributes nhwc = attrs;
+  nhwc.Set("channels_last", IntAttr(1));
+  Tensor one(DataType::kFloat, {}), ones(DataType::kFloat, {2}), no_bias(DataType::kFloat, {2});
+  one.data<float>()[0] = 1.0f;
+  for (int64_t m = 0; m < 2; ++m) {
+    ones.data<float>()[m] = 1.0f;
+    no_bias.data<float>()[m] = 0.0f;
+  }
+  for (bool constant : {false, true}) {
+    const Tensor got = testing::RunOp("ConvIntegerToFloat", 1, nhwc, {ToNhwc(x), w, one, ones, x_zp, w_zp, no_bias}, 1,
+                                      constant, "ptq.fused")[0];
+    ExpectSame(got, want, constant ? "packed" : "unpacked");
+  }
+}
+
 struct MatMulCase {
   Shape a, b;
 };
