@@ -211,7 +211,8 @@ void Int8DepthwiseConvNhwc(const uint8_t* x, bool x_signed, int32_t x_zero_point
   for (int64_t m = 0; m < l.M; ++m) {
     for (int64_t t = 0; t < taps; ++t) {
       const uint8_t b = w[m * taps + t];
-      wf[static_cast<size_t>(m * taps + t)] = static_cast<float>((w_signed ? static_cast<int8_t>(b) : b) - w_zero_point[m]);
+      const int32_t v = (w_signed ? static_cast<int8_t>(b) : b) - w_zero_point[m];
+      wf[static_cast<size_t>(m * taps + t)] = static_cast<float>(v);
     }
   }
   const DepthwiseNhwcRows<float> rows(wf.data(), nullptr, g, GemmEpilogue<float>{}, nullptr);

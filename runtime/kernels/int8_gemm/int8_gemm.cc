@@ -191,8 +191,8 @@ void Int8Gemm(const Int8GemmA& a, const PackedInt8B& b, const Int8GemmOut& out) 
   } else {
     const uint32_t a_zp = static_cast<uint32_t>(a.zero_point[0] + a_shift);
     for (int64_t n = 0; n < N; ++n) {
-      const uint32_t term = a_zp * static_cast<uint32_t>(b.col_adjust()[n]);
-      s.bias[static_cast<size_t>(n)] = static_cast<int32_t>(static_cast<uint32_t>(s.bias[static_cast<size_t>(n)]) - term);
+      int32_t& bias = s.bias[static_cast<size_t>(n)];
+      bias = static_cast<int32_t>(static_cast<uint32_t>(bias) - a_zp * static_cast<uint32_t>(b.col_adjust()[n]));
     }
     std::fill(s.a_zero_point.begin(), s.a_zero_point.end(), 0);
   }

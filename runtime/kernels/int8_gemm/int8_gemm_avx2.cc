@@ -1,5 +1,5 @@
-// AVX2 int8 GEMM block kernel and its packing of A: values widened to int16 and multiplied with vpmaddwd, which is exact
-// (a pair sum is at most 2 * 255 * 128; vpmaddubsw on the bytes would saturate at 32767).
+// AVX2 int8 GEMM block kernel and its packing of A: values widened to int16 and multiplied with vpmaddwd, which
+// is exact (a pair sum is at most 2 * 255 * 128; vpmaddubsw on the bytes would saturate at 32767).
 #include "runtime/kernels/int8_gemm/int8_gemm_kernels.h"
 
 #if defined(__x86_64__)

@@ -22,60 +22,9 @@ inline int32_t Load32(const uint8_t* p) {
   return v;
 }
 
-// The epilogue of Int8Block for 8 columns (c .. c + 7) of row r; stores the first `cols` (1..8).
-PTQ_YMM_TARGET __attribute__((noinline)) void Store(const Int8Block& blk, __m256i acc, int64_t r, int64_t c, int64_t cols) {
-  if (blk.any_b_zero_point) {
-    const __m256i zp = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(blk.b_zero_point + c));
-    acc = _mm256_sub_epi32(acc, _mm256_mullo_epi32(zp, _mm256_set1_epi32(blk.a_row_sum[r])));
-  }
-  const int32_t a_zp = blk.a_zero_point[r];
-  if (a_zp != 0) {
-    const __m256i adjust = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(blk.col_adjust + c));
-    acc = _mm256_sub_epi32(acc, _mm256_mullo_epi32(adjust, _mm256_set1_epi32(a_zp)));
-  }
-  acc = _mm256_add_epi32(acc, _mm256_loadu_si256(reinterpret_cast<const __m256i*>(blk.bias + c)));
-  if (blk.out == Int8Output::kInt32) {
-    int32_t* dst = static_cast<int32_t*>(blk.c) + r * blk.ldc + c;
-    if (cols >= 8) {
-      _mm256_storeu_si256(reinterpret_cast<__m256i*>(dst), acc);
-    } else {
-      alignas(32) int32_t tmp[8];
-      _mm256_store_si256(reinterpret_cast<__m256i*>(tmp), acc);
-      std::memcpy(dst, tmp, static_cast<size_t>(cols) * sizeof(int32_t));
-    }
-    return;
-  }
-  __m256 v = _mm256_mul_ps(_mm256_cvtepi32_ps(acc), _mm256_loadu_ps(blk.multiplier + c));
-  if (blk.out == Int8Output::kFloat) {
-    v = _mm256_add_ps(v, _mm256_loadu_ps(blk.float_bias + c));
-    float* dst = static_cast<float*>(blk.c) + r * blk.ldc + c;
-    if (cols >= 8) {
-      _mm256_storeu_ps(dst, v);
-    } else {
-      alignas(32) float tmp[8];
-      _mm256_store_ps(tmp, v);
-      std::memcpy(dst, tmp, static_cast<size_t>(cols) * sizeof(float));
-    }
-    return;
-  }
-  v = _mm256_round_ps(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-  v = _mm256_max_ps(v, _mm256_set1_ps(blk.lo));  // NaN gives lo (the second operand): qmin
-  v = _mm256_min_ps(v, _mm256_set1_ps(blk.hi));
-  const __m256i q = _mm256_add_epi32(_mm256_cvtps_epi32(v), _mm256_set1_epi32(blk.y_zero_point));
-  // q is within the output type's range, so the saturating packs below are exact.
-  const __m128i w = _mm_packs_epi32(_mm256_castsi256_si128(q), _mm256_extracti128_si256(q, 1));
-  const __m128i bytes = blk.out == Int8Output::kUint8 ? _mm_packus_epi16(w, w) : _mm_packs_epi16(w, w);
-  uint8_t* dst = static_cast<uint8_t*>(blk.c) + r * blk.ldc + c;
-  if (cols >= 8) {
-    _mm_storel_epi64(reinterpret_cast<__m128i*>(dst), bytes);
-  } else {
-    alignas(16) uint8_t tmp[16];
-    _mm_store_si128(reinterpret_cast<__m128i*>(tmp), bytes);
-    std::memcpy(dst, tmp, static_cast<size_t>(cols));
-  }
+PTQ_YMM_TARGET inline __m256i Load8(const int32_t* p) {
+  return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p));
 }
-
-PTQ_YMM_TARGET inline __m256i Load8(const int32_t* p) { return _mm256_loadu_si256(reinterpret_cast<const __m256i*>(p)); }
 
 // The terms of Store's epilogue for 8 whole columns from c, loaded once for all the tile's rows.
 struct ColumnTerms {
@@ -96,7 +45,9 @@ PTQ_YMM_TARGET inline ColumnTerms LoadColumnTerms(const Int8Block& blk, int64_t 
 // acc with the zero-point terms and the bias of row r (8 whole columns, column terms t).
 PTQ_YMM_TARGET __attribute__((always_inline)) inline __m256i Corrected(const Int8Block& blk, __m256i acc, int64_t r,
                                                                        const ColumnTerms& t) {
-  if (blk.any_b_zero_point) acc = _mm256_sub_epi32(acc, _mm256_mullo_epi32(t.b_zero_point, _mm256_set1_epi32(blk.a_row_sum[r])));
+  if (blk.any_b_zero_point) {
+    acc = _mm256_sub_epi32(acc, _mm256_mullo_epi32(t.b_zero_point, _mm256_set1_epi32(blk.a_row_sum[r])));
+  }
   const int32_t a_zp = blk.a_zero_point[r];
   if (a_zp != 0) acc = _mm256_sub_epi32(acc, _mm256_mullo_epi32(t.col_adjust, _mm256_set1_epi32(a_zp)));
   return _mm256_add_epi32(acc, t.bias);
@@ -147,8 +98,31 @@ PTQ_YMM_TARGET __attribute__((always_inline)) inline void StoreBytes16(const Int
                    _mm256_castsi256_si128(ordered));
 }
 
-// The epilogue of a tile (acc[r][v]: row r0 + r, columns p0 * 16 + 8 v ...): whole vectors of 8 columns with
-// their column terms loaded once, a partial one at the N edge through Store.
+// The epilogue of Int8Block for the first `cols` (1..7) of the 8 columns from c of row r: the N edge.
+PTQ_YMM_TARGET __attribute__((noinline)) void Store(const Int8Block& blk, __m256i acc, int64_t r, int64_t c,
+                                                    int64_t cols) {
+  const ColumnTerms t = LoadColumnTerms(blk, c);  // the column terms are padded to whole panels
+  acc = Corrected(blk, acc, r, t);
+  alignas(32) uint8_t lanes[32];
+  size_t bytes_per_value = 4;
+  if (blk.out == Int8Output::kInt32) {
+    _mm256_store_si256(reinterpret_cast<__m256i*>(lanes), acc);
+  } else if (blk.out == Int8Output::kFloat) {
+    _mm256_store_ps(reinterpret_cast<float*>(lanes),
+                    _mm256_add_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(acc), t.multiplier), t.float_bias));
+  } else {
+    const __m256i q = Requantized(blk, acc, t);  // within the output type's range: the packs are exact
+    const __m128i w = _mm_packs_epi32(_mm256_castsi256_si128(q), _mm256_extracti128_si256(q, 1));
+    _mm_store_si128(reinterpret_cast<__m128i*>(lanes),
+                    blk.out == Int8Output::kUint8 ? _mm_packus_epi16(w, w) : _mm_packs_epi16(w, w));
+    bytes_per_value = 1;
+  }
+  std::memcpy(static_cast<uint8_t*>(blk.c) + (r * blk.ldc + c) * static_cast<int64_t>(bytes_per_value), lanes,
+              static_cast<size_t>(cols) * bytes_per_value);
+}
+
+// The epilogue of a tile (acc[r][v]: row r0 + r, columns p0 * 16 + 8 v ...), each element as Int8Block says:
+// whole vectors of 8 columns with their column terms loaded once, a partial one at the N edge through Store.
 template <int kRows, int kVecs>
 PTQ_YMM_TARGET __attribute__((noinline)) void StoreTile(const Int8Block& blk, const __m256i (&acc)[kRows][kVecs],
                                                         int64_t r0, int64_t p0) {
