@@ -201,48 +201,49 @@ TEST(Int8OpsFastPath, QLinearConvAndConvIntegerMatchTheReferenceConv) {
   omp_set_num_threads(omp_get_num_procs());
 }
 
+// A depthwise convolution of two 16 x 16 channels at the float32 exactness limit: x every byte x_value (uint8),
+// w - w_zero_point -255 for channel 0 and +255 for channel 1 (int8 -128 with zero point 127, 127 with -128).
+struct DepthwiseLimit {
+  Attributes attrs;
+  Tensor x{DataType::kUint8, {1, 2, 16, 16}}, w{DataType::kInt8, {2, 1, 16, 16}}, w_zp{DataType::kInt8, {2}};
+  ConvGeometry g;
+
+  explicit DepthwiseLimit(uint8_t x_value) {
+    attrs.Set("kernel_shape", IntsAttr({16, 16}));
+    attrs.Set("group", IntAttr(2));
+    for (int64_t i = 0; i < x.size(); ++i) x.data<uint8_t>()[i] = x_value;
+    for (int64_t i = 0; i < w.size(); ++i) w.data<int8_t>()[i] = i < 256 ? -128 : 127;
+    w_zp.data<int8_t>()[0] = 127;
+    w_zp.data<int8_t>()[1] = -128;
+    g = ResolveConvGeometry(ReadConvAttributes(attrs), x.shape(), w.shape());
+  }
+};
+
 // Every product at its largest magnitude (255 * 255) over a 16x16 kernel: the float32 sums of the
 // depthwise kernel are exact up to 2^24, and this sum (16,646,400) is just below it.
 TEST(Int8OpsFastPath, DepthwiseSumsAtTheExactnessLimitMatchTheReference) {
-  Attributes attrs;
-  attrs.Set("kernel_shape", IntsAttr({16, 16}));
-  attrs.Set("group", IntAttr(2));
-  Tensor x(DataType::kUint8, {1, 2, 16, 16}), w(DataType::kInt8, {2, 1, 16, 16});
-  for (int64_t i = 0; i < x.size(); ++i) x.data<uint8_t>()[i] = 255;
-  for (int64_t i = 0; i < w.size(); ++i) w.data<int8_t>()[i] = i < 256 ? -128 : 127;
+  const DepthwiseLimit c(255);
   const Tensor x_zp = Tensor::Scalar<uint8_t>(0);
-  Tensor w_zp(DataType::kInt8, {2});
-  w_zp.data<int8_t>()[0] = 127;   // w - w_zp = -255
-  w_zp.data<int8_t>()[1] = -128;  // w - w_zp = +255
-  const ConvGeometry g = ResolveConvGeometry(ReadConvAttributes(attrs), x.shape(), w.shape());
-  const Tensor want = IntConvReference(x, 0, w, {127, -128}, g);
+  const Tensor want = IntConvReference(c.x, 0, c.w, {127, -128}, c.g);
   ASSERT_EQ(want.data<int32_t>()[0], -256 * 255 * 255);
   ASSERT_EQ(want.data<int32_t>()[1], 256 * 255 * 255);
   for (bool constant : {false, true}) {
-    ExpectSame(testing::RunOp("ConvInteger", 10, attrs, {x, w, x_zp, w_zp}, 1, constant)[0], want, "ConvInteger");
+    ExpectSame(testing::RunOp("ConvInteger", 10, c.attrs, {c.x, c.w, x_zp, c.w_zp}, 1, constant)[0], want,
+               "ConvInteger");
   }
 }
 
 // The channels-last kernel sums (x - x_zero_point) * (w - w_zero_point) in float32: at the limit each product is
 // 255 * 255 in magnitude (x 0 with x_zero_point 255) and each sum of 256 of them, 16,646,400, is just below 2^24.
 TEST(Int8OpsFastPath, ChannelsLastDepthwiseSumsAtTheExactnessLimitMatchTheReference) {
-  Attributes attrs;
-  attrs.Set("kernel_shape", IntsAttr({16, 16}));
-  attrs.Set("group", IntAttr(2));
-  Tensor x(DataType::kUint8, {1, 2, 16, 16}), w(DataType::kInt8, {2, 1, 16, 16});
-  for (int64_t i = 0; i < x.size(); ++i) x.data<uint8_t>()[i] = 0;
-  for (int64_t i = 0; i < w.size(); ++i) w.data<int8_t>()[i] = i < 256 ? -128 : 127;
+  const DepthwiseLimit c(0);
   const Tensor x_zp = Tensor::Scalar<uint8_t>(255);  // x - x_zp = -255
-  Tensor w_zp(DataType::kInt8, {2});
-  w_zp.data<int8_t>()[0] = 127;   // w - w_zp = -255
-  w_zp.data<int8_t>()[1] = -128;  // w - w_zp = +255
-  const ConvGeometry g = ResolveConvGeometry(ReadConvAttributes(attrs), x.shape(), w.shape());
-  const Tensor acc = IntConvReference(x, 255, w, {127, -128}, g);
+  const Tensor acc = IntConvReference(c.x, 255, c.w, {127, -128}, c.g);
   ASSERT_EQ(acc.data<int32_t>()[0], 256 * 255 * 255);
   ASSERT_EQ(acc.data<int32_t>()[1], -256 * 255 * 255);
   Tensor want(DataType::kFloat, {1, 1, 1, 2});  // float(acc) * 1 + 0, channels last
   for (int64_t m = 0; m < 2; ++m) want.data<float>()[m] = static_cast<float>(acc.data<int32_t>()[m]);
-  Attributes nhwc = attrs;
+  Attributes nhwc = c.attrs;
   nhwc.Set("channels_last", IntAttr(1));
   Tensor one(DataType::kFloat, {}), ones(DataType::kFloat, {2}), no_bias(DataType::kFloat, {2});
   one.data<float>()[0] = 1.0f;
@@ -251,8 +252,8 @@ TEST(Int8OpsFastPath, ChannelsLastDepthwiseSumsAtTheExactnessLimitMatchTheRefere
     no_bias.data<float>()[m] = 0.0f;
   }
   for (bool constant : {false, true}) {
-    const Tensor got = testing::RunOp("ConvIntegerToFloat", 1, nhwc, {ToNhwc(x), w, one, ones, x_zp, w_zp, no_bias}, 1,
-                                      constant, "ptq.fused")[0];
+    const Tensor got = testing::RunOp("ConvIntegerToFloat", 1, nhwc,
+                                      {ToNhwc(c.x), c.w, one, ones, x_zp, c.w_zp, no_bias}, 1, constant, "ptq.fused")[0];
     ExpectSame(got, want, constant ? "packed" : "unpacked");
   }
 }
