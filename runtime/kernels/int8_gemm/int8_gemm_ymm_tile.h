@@ -185,21 +185,14 @@ PTQ_YMM_TARGET void Tile(const Int8Block& blk, int64_t r0, int64_t p0) {
   StoreTile<kRows, kVecs>(blk, out, r0, p0);
 }
 
-// Rows outer, panels inner: a tile's A rows stay in L1 across the panels, and each output row is written
-// whole while in cache (panels outer wrote every line of a large output once per panel: 6 times for 96
-// channels, each time read back from L3).
 PTQ_YMM_TARGET void YmmBlock(const Int8Block& blk) {
+  int64_t p = 0;
   if (blk.rows == 1) {
-    int64_t p = 0;
     for (; p + 4 <= blk.panels; p += 4) Tile<1, 4>(blk, 0, p);
-    for (; p < blk.panels; ++p) Tile<1, 1>(blk, 0, p);
-    return;
   }
-  int64_t r = 0;
-  for (; r + 6 <= blk.rows; r += 6) {
-    for (int64_t p = 0; p < blk.panels; ++p) Tile<6, 1>(blk, r, p);
-  }
-  for (int64_t p = 0; p < blk.panels; ++p) {
+  for (; p < blk.panels; ++p) {
+    int64_t r = 0;
+    for (; r + 6 <= blk.rows; r += 6) Tile<6, 1>(blk, r, p);
     switch (blk.rows - r) {
       case 5: Tile<5, 1>(blk, r, p); break;
       case 4: Tile<4, 1>(blk, r, p); break;
