@@ -1,7 +1,8 @@
 // Micro-benchmark of the float32 GEMM on packed weights and of channels-last im2row, for the layer shapes of
 // ResNet-50 and MobileNetV2 at 224 x 224, batch 1: GMAC/s per layer (M output pixels, K taps x channels, N
 // output channels), so a kernel change can be judged layer by layer before a model run.
-// Usage: ptq_gemm_f32_bench [seconds_per_case (default 0.3)] [threads (default 1)] [layer name filter]
+// Usage: ptq_gemm_f32_bench [seconds_per_case (default 0.3)] [threads (default 1)] [layer name filter] [cold]
+// (cold: caches evicted before every timed call)
 #include <omp.h>
 
 #include <algorithm>
@@ -32,17 +33,27 @@ double CpuSeconds() {
   return double(ts.tv_sec) + 1e-9 * double(ts.tv_nsec);
 }
 
+// Writes 64 MiB, more than the caches hold: the next call reads its operands from memory, as a layer of a
+// model does (the layer before it evicted its weights; its input may still be in L3).
+void EvictCaches() {
+  static std::vector<float> junk(size_t{16} << 20);
+  for (size_t i = 0; i < junk.size(); i += 16) junk[i] += 1.0f;
+}
+
 // Median CPU seconds per call of f over repeated calls filling about `seconds` (divided by the thread count:
-// with several threads, an estimate of wall time without steal).
+// with several threads, an estimate of wall time without steal); with `cold`, the caches are evicted
+// before each call (not timed).
 template <class F>
-double MedianSeconds(F&& f, double seconds, int threads) {
+double MedianSeconds(F&& f, double seconds, int threads, bool cold) {
   f();  // warm-up
   std::vector<double> samples;
-  const double start = CpuSeconds();
-  while (samples.size() < 5 || (CpuSeconds() - start) / threads < seconds) {
+  double timed = 0;
+  while (samples.size() < 5 || (timed / threads < seconds && !(cold && samples.size() >= 30))) {
+    if (cold) EvictCaches();
     const double t0 = CpuSeconds();
     f();
     samples.push_back((CpuSeconds() - t0) / threads);
+    timed += samples.back() * threads;
   }
   std::nth_element(samples.begin(), samples.begin() + samples.size() / 2, samples.end());
   return samples[samples.size() / 2];
@@ -55,6 +66,7 @@ int main(int argc, char** argv) {
   const double seconds = argc > 1 ? std::atof(argv[1]) : 0.3;
   const int threads = argc > 2 ? std::atoi(argv[2]) : 1;
   const std::string filter = argc > 3 ? argv[3] : "";
+  const bool cold = argc > 4 && std::string(argv[4]) == "cold";
   if (!GetCpuFeatures().avx2_fma) {
     std::printf("this CPU has no AVX2+FMA: the float GEMM benchmarked here does not run\n");
     return 0;
@@ -70,7 +82,8 @@ int main(int argc, char** argv) {
       {"mbv2 1x1 16-96", 112, 112, 16, 96, 1, 1, 0},     {"mbv2 1x1 144-24", 56, 56, 144, 24, 1, 1, 0},
       {"mbv2 1x1 24-144", 56, 56, 24, 144, 1, 1, 0},     {"mbv2 1x1 192-32", 28, 28, 192, 32, 1, 1, 0},
       {"mbv2 1x1 384-64", 14, 14, 384, 64, 1, 1, 0},     {"mbv2 1x1 960-160", 7, 7, 960, 160, 1, 1, 0},
-      {"mbv2 1x1 320-1280", 7, 7, 320, 1280, 1, 1, 0},
+      {"mbv2 1x1 320-1280", 7, 7, 320, 1280, 1, 1, 0},   {"regnet b8 1x1 320-320", 28, 56, 320, 320, 1, 1, 0},
+      {"regnet b8 1x1 144-144", 56, 112, 144, 144, 1, 1, 0},
   };
   std::mt19937 rng(1);
   std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
@@ -94,9 +107,9 @@ int main(int argc, char** argv) {
     Im2RowNhwc(x.data(), l.C, 1, win, 0, OH, a.data());
     const PackedF32B packed = PackF32B(false, K, N, w.data(), N);
     const double gemm = MedianSeconds(
-        [&] { GemmF32Avx2Packed(M, 1.0f, a.data(), K, packed, 0.0f, y.data(), N); }, seconds, threads);
+        [&] { GemmF32Avx2Packed(M, 1.0f, a.data(), K, packed, 0.0f, y.data(), N); }, seconds, threads, cold);
     const double im2row =
-        MedianSeconds([&] { Im2RowNhwc(x.data(), l.C, 1, win, 0, OH, a.data()); }, seconds, threads);
+        MedianSeconds([&] { Im2RowNhwc(x.data(), l.C, 1, win, 0, OH, a.data()); }, seconds, threads, cold);
     std::printf("%-24s %7lld %6lld %6lld %9.3f %9.1f %9.3f\n", l.name, static_cast<long long>(M),
                 static_cast<long long>(K), static_cast<long long>(N), gemm * 1e3, double(M * K * N) / gemm * 1e-9,
                 im2row * 1e3);

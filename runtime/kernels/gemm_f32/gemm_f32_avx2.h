@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "runtime/kernels/aligned_vector.h"
 #include "runtime/kernels/gemm_f32/gemm_epilogue.h"
 
 namespace ptq {
@@ -39,7 +40,7 @@ void GemmF32Avx2(bool trans_a, bool trans_b, int64_t M, int64_t N, int64_t K, fl
 // panels of every (N block, K block). Results of GemmF32Avx2Packed equal GemmF32Avx2's bit for bit.
 struct PackedF32B {
   int64_t K = 0, N = 0;
-  std::vector<float> data;
+  AlignedVector<float> data;  // cache-line aligned: a panel row of 16 floats is one line
 };
 
 // B is [K, N] (or [N, K] when trans_b) with row stride ldb.

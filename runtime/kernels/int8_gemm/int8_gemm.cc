@@ -18,9 +18,8 @@ namespace {
 // Below this many multiply-adds a GEMM runs on the calling thread: splitting a 1 x 768 x 768
 // product (0.6 M) costs more in thread wake-up than it saves.
 constexpr int64_t kParallelMacs = int64_t{1} << 22;
-// A thread's share: column blocks of 4 panels (64 columns), row blocks of 48 rows.
-constexpr int64_t kUnitPanels = 4;
-constexpr int64_t kUnitRows = 48;
+// Threads' rows start at multiples of the tallest tile (6 rows).
+constexpr int64_t kRowQuantum = 6;
 
 int64_t KPerStep(Int8Isa isa) { return isa == Int8Isa::kAvx2 ? 2 : 4; }
 
@@ -155,30 +154,32 @@ void Int8Gemm(const Int8GemmA& a, const PackedInt8B& b, const Int8GemmOut& out) 
 
   // A: used in place when it already is the kernels' layout (uint8 bytes, whole 4-byte groups).
   const bool wide = isa == Int8Isa::kAvx2;
+  const bool in_place = !wide && !a.is_signed && K % 4 == 0;
   const int64_t row_bytes = 4 * b.k_steps();
-  const uint8_t* packed_a = static_cast<const uint8_t*>(a.data);
-  int64_t a_row_bytes = a.lda;
+  const auto* src = static_cast<const uint8_t*>(a.data);
   s.row_sum.resize(static_cast<size_t>(M));
-  if (!wide && !a.is_signed && K % 4 == 0) {
-    if (b.any_b_zero_point()) {
-      for (int64_t m = 0; m < M; ++m) s.row_sum[static_cast<size_t>(m)] = RowSum(packed_a + m * a.lda, K);
-    }
-  } else {
-    s.a.resize(static_cast<size_t>(M * row_bytes));
-    const auto* src = static_cast<const uint8_t*>(a.data);
-    if (wide) {  // uint16 values (AVX2 kernels)
-      PackRowsWideAvx2(src, a.lda, a.is_signed, M, K, row_bytes, s.a.data(), s.row_sum.data());
+  if (!in_place) s.a.resize(static_cast<size_t>(M * row_bytes));
+  const uint8_t* packed_a = in_place ? src : s.a.data();
+  const int64_t a_row_bytes = in_place ? a.lda : row_bytes;
+  int32_t* const row_sum = s.row_sum.data();
+  uint8_t* const a_out = s.a.data();
+  // Rows [r0, r1) of A into the kernels' layout, with their sums.
+  auto pack_rows = [&, src](int64_t r0, int64_t r1) {
+    if (in_place) {
+      if (b.any_b_zero_point()) {
+        for (int64_t m = r0; m < r1; ++m) row_sum[m] = RowSum(src + m * a.lda, K);
+      }
+    } else if (wide) {  // uint16 values (AVX2 kernels)
+      PackRowsWideAvx2(src + r0 * a.lda, a.lda, a.is_signed, r1 - r0, K, row_bytes, a_out + r0 * row_bytes,
+                       row_sum + r0);
     } else {
-      for (int64_t m = 0; m < M; ++m) {
+      for (int64_t m = r0; m < r1; ++m) {
         const uint8_t* row = src + m * a.lda;
-        uint8_t* dst = s.a.data() + m * row_bytes;
-        s.row_sum[static_cast<size_t>(m)] =
-            a.is_signed ? PackRow<true>(row, K, row_bytes, dst) : PackRow<false>(row, K, row_bytes, dst);
+        uint8_t* dst = a_out + m * row_bytes;
+        row_sum[m] = a.is_signed ? PackRow<true>(row, K, row_bytes, dst) : PackRow<false>(row, K, row_bytes, dst);
       }
     }
-    packed_a = s.a.data();
-    a_row_bytes = row_bytes;
-  }
+  };
   const int64_t padded_cols = b.panels() * PackedInt8B::kPanelCols;
   s.bias.assign(static_cast<size_t>(padded_cols), 0);
   if (out.bias != nullptr) std::copy(out.bias, out.bias + N, s.bias.begin());
@@ -232,32 +233,50 @@ void Int8Gemm(const Int8GemmA& a, const PackedInt8B& b, const Int8GemmOut& out) 
 
   const int threads = InParallelRegion() ? 1 : omp_get_max_threads();
   if (threads <= 1 || M * N * K < kParallelMacs) {
+    pack_rows(0, M);
     run(base);
     return;
   }
-  const int64_t row_units = (M + kUnitRows - 1) / kUnitRows;
-  const int64_t col_units = (b.panels() + kUnitPanels - 1) / kUnitPanels;
+  // Threads share rows when A is the larger operand (each then reads all of B and its own rows of A), else
+  // panels (each reads all of A and its own panels of B); in units of equal size, kUnitsPerThread per
+  // thread, taken in turn. Units of 48 rows x 4 panels taken in a static order gave one thread twice the
+  // other's work when the panels were not a multiple of 8 (144 columns: 1.13x on two threads).
+  const int64_t panels = b.panels();
+  const bool by_rows = M >= N || panels < threads;
+  const int64_t units = std::max<int64_t>(
+      1, std::min<int64_t>(int64_t{threads} * kUnitsPerThread, by_rows ? (M + kRowQuantum - 1) / kRowQuantum : panels));
   const size_t elem = out.type == Int8Output::kInt32 || out.type == Int8Output::kFloat ? 4 : 1;
-#pragma omp parallel for schedule(static) num_threads(threads)
-  for (int64_t u = 0; u < row_units * col_units; ++u) {
-    const int64_t r0 = (u % row_units) * kUnitRows;
-    const int64_t p0 = (u / row_units) * kUnitPanels;
-    const int64_t c0 = p0 * PackedInt8B::kPanelCols;
-    Int8Block blk = base;
-    blk.a = base.a + r0 * base.a_row_bytes;
-    blk.a_row_sum = base.a_row_sum + r0;
-    blk.a_zero_point = base.a_zero_point + r0;
-    blk.rows = std::min(kUnitRows, M - r0);
-    blk.b = base.b + p0 * base.panel_bytes;
-    blk.panels = std::min(kUnitPanels, b.panels() - p0);
-    blk.cols = std::min(blk.panels * PackedInt8B::kPanelCols, N - c0);
-    blk.b_zero_point = base.b_zero_point + c0;
-    blk.col_adjust = base.col_adjust + c0;
-    blk.bias = base.bias + c0;
-    if (base.multiplier != nullptr) blk.multiplier = base.multiplier + c0;
-    if (base.float_bias != nullptr) blk.float_bias = base.float_bias + c0;
-    blk.c = static_cast<uint8_t*>(base.c) + (r0 * base.ldc + c0) * static_cast<int64_t>(elem);
-    run(blk);
+  // A packed by all threads (a serial pass there left the other thread waiting: 5% of RegNet int8 on two
+  // threads), then the units.
+#pragma omp parallel num_threads(threads)
+  {
+#pragma omp for schedule(static)
+    for (int t = 0; t < threads; ++t) pack_rows(M * t / threads, M * (t + 1) / threads);
+#pragma omp for schedule(dynamic, 1)
+    for (int64_t u = 0; u < units; ++u) {
+      // Rows [r0, r1) (whole tiles but the last) and panels [p0, p1) of unit u.
+      const int64_t quanta = (M + kRowQuantum - 1) / kRowQuantum;
+      const int64_t r0 = by_rows ? std::min(M, quanta * u / units * kRowQuantum) : 0;
+      const int64_t r1 = by_rows ? std::min(M, quanta * (u + 1) / units * kRowQuantum) : M;
+      const int64_t p0 = by_rows ? 0 : panels * u / units, p1 = by_rows ? panels : panels * (u + 1) / units;
+      if (r0 >= r1 || p0 >= p1) continue;
+      const int64_t c0 = p0 * PackedInt8B::kPanelCols;
+      Int8Block blk = base;
+      blk.a = base.a + r0 * base.a_row_bytes;
+      blk.a_row_sum = base.a_row_sum + r0;
+      blk.a_zero_point = base.a_zero_point + r0;
+      blk.rows = r1 - r0;
+      blk.b = base.b + p0 * base.panel_bytes;
+      blk.panels = p1 - p0;
+      blk.cols = std::min(blk.panels * PackedInt8B::kPanelCols, N - c0);
+      blk.b_zero_point = base.b_zero_point + c0;
+      blk.col_adjust = base.col_adjust + c0;
+      blk.bias = base.bias + c0;
+      if (base.multiplier != nullptr) blk.multiplier = base.multiplier + c0;
+      if (base.float_bias != nullptr) blk.float_bias = base.float_bias + c0;
+      blk.c = static_cast<uint8_t*>(base.c) + (r0 * base.ldc + c0) * static_cast<int64_t>(elem);
+      run(blk);
+    }
   }
 }
 

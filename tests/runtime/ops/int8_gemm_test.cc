@@ -189,7 +189,7 @@ TEST(Int8GemmTest, LongSumsOfExtremeValuesMatch) {
   }
 }
 
-// Big enough to be split over threads (M * N * K >= 2^22); the result must not depend on it.
+// Big enough to be split over threads (M * N * K >= 2^22), by panels or by rows; the result must not depend on it.
 TEST(Int8GemmTest, ThreadedProductsMatch) {
   std::mt19937 rng(5);
   const int saved = omp_get_max_threads();
@@ -197,6 +197,9 @@ TEST(Int8GemmTest, ThreadedProductsMatch) {
   for (Int8Isa isa : RunnableIsas()) {
     RunCase(Case{100, 200, 230, false, true, false, true, Int8Output::kUint8, false, 0, 0}, isa, rng);
     RunCase(Case{1, 1500, 3000, true, true, false, false, Int8Output::kInt32, true, 0, 0}, isa, rng);
+    // More rows than columns: shared by rows (1003 is not a multiple of the 6-row tiles), A packed by all threads.
+    RunCase(Case{1003, 70, 90, true, false, true, true, Int8Output::kInt32, false, 5, 3}, isa, rng);
+    RunCase(Case{1003, 70, 90, false, true, false, true, Int8Output::kUint8, false, 0, 0}, isa, rng);
   }
   omp_set_num_threads(saved);
 }

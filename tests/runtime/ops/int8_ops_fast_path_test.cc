@@ -105,6 +105,8 @@ TEST(Int8OpsFastPath, QLinearConvAndConvIntegerMatchTheReferenceConv) {
       // with 2 groups and an uneven last share).
       {{30, 33}, {3, 3}, 1, 32, 40, 1, {1, 1}, {1, 1}, {1, 1, 1, 1}},
       {{61, 67}, {3, 3}, 2, 6, 64, 2, {1, 1}, {1, 1}, {1, 0, 0, 1}},
+      // Images large enough to share their groups between threads (7 groups of 16 channels: 3 and 4).
+      {{28, 27}, {3, 3}, 2, 112, 112, 7, {1, 2}, {1, 1}, {1, 1, 0, 1}},
   };
   omp_set_num_threads(2);  // the threaded path runs even on a one-core machine
   int i = 0;
