@@ -55,16 +55,21 @@ void TransposeBytes(const uint8_t* src, int64_t rows, int64_t cols, uint8_t* dst
 }
 
 void TransposeBytes(const uint8_t* src, int64_t rows, int64_t cols, uint8_t* dst, int64_t dst_stride) {
-  int64_t r16 = 0, c16 = 0;
+  TransposeBytesColumns(src, rows, cols, 0, cols, dst, dst_stride);
+}
+
+void TransposeBytesColumns(const uint8_t* src, int64_t rows, int64_t cols, int64_t c0, int64_t c1, uint8_t* dst,
+                           int64_t dst_stride) {
+  int64_t r16 = 0, c16 = c0;
 #if defined(__x86_64__)
   r16 = rows / 16 * 16;
-  c16 = cols / 16 * 16;
+  c16 = c0 + (c1 - c0) / 16 * 16;
   for (int64_t r = 0; r < r16; r += 16) {
-    for (int64_t c = 0; c < c16; c += 16) TransposeBlock16(src, dst_stride, cols, r, c, dst);
+    for (int64_t c = c0; c < c16; c += 16) TransposeBlock16(src, dst_stride, cols, r, c, dst);
   }
 #endif
-  TransposePlain(src, dst_stride, cols, 0, r16, c16, cols, dst);     // right border of the blocked rows
-  TransposePlain(src, dst_stride, cols, r16, rows, 0, cols, dst);    // bottom rows, all columns
+  TransposePlain(src, dst_stride, cols, 0, r16, c16, c1, dst);   // right border of the blocked rows
+  TransposePlain(src, dst_stride, cols, r16, rows, c0, c1, dst);  // bottom rows, the columns
 }
 
 }  // namespace ptq

@@ -10,5 +10,8 @@ namespace ptq {
 void TransposeBytes(const uint8_t* src, int64_t rows, int64_t cols, uint8_t* dst);
 // The same with dst rows dst_stride bytes apart: dst[c * dst_stride + r] = src[r * cols + c].
 void TransposeBytes(const uint8_t* src, int64_t rows, int64_t cols, uint8_t* dst, int64_t dst_stride);
+// Only the source columns [c0, c1) (the destination rows c0 to c1 - 1): threads can share the columns.
+void TransposeBytesColumns(const uint8_t* src, int64_t rows, int64_t cols, int64_t c0, int64_t c1, uint8_t* dst,
+                           int64_t dst_stride);
 
 }  // namespace ptq

@@ -71,6 +71,9 @@ void Transpose2D(const void* src, int64_t rows, int64_t cols, size_t elem, void*
 void Transpose2DColumns(const void* src, int64_t rows, int64_t cols, size_t elem, int64_t c0, int64_t c1, void* dst,
                         int64_t dst_stride) {
   switch (elem) {
+    case 1:
+      return TransposeBytesColumns(static_cast<const uint8_t*>(src), rows, cols, c0, c1, static_cast<uint8_t*>(dst),
+                                   dst_stride);
     case 2: return TiledColumns<uint16_t>(src, rows, cols, c0, c1, dst, dst_stride);
     case 4: return TiledColumns<uint32_t>(src, rows, cols, c0, c1, dst, dst_stride);
     case 8: return TiledColumns<uint64_t>(src, rows, cols, c0, c1, dst, dst_stride);

@@ -12,7 +12,7 @@ namespace ptq {
 void Transpose2D(const void* src, int64_t rows, int64_t cols, size_t elem, void* dst, int64_t dst_stride);
 
 // Transpose2D of columns [c0, c1) of src alone: dst[c * dst_stride + r] = src[r * cols + c] for r < rows and
-// c0 <= c < c1, so that threads can share one matrix by its columns. REQUIRES: as Transpose2D, elem 2, 4 or 8.
+// c0 <= c < c1, so that threads can share one matrix by its columns. REQUIRES: as Transpose2D, elem 1, 2, 4 or 8.
 void Transpose2DColumns(const void* src, int64_t rows, int64_t cols, size_t elem, int64_t c0, int64_t c1, void* dst,
                         int64_t dst_stride);
 

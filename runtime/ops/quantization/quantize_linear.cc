@@ -74,9 +74,11 @@ template <class Q>
 void QuantizeRuns(const float* x, const QuantGranularity& g, const std::vector<float>& scale,
                   const std::vector<int32_t>& zero_point, int32_t qmin, int32_t qmax, Q* y) {
   const bool avx2 = UseAvx2Clone<float, float>();
-  if (g.axis_stride == 0) {
-    QuantizeRun(x, g.outer * g.axis_dim * g.inner, MakeQuantizeRunParams(scale[0], zero_point[0], qmin, qmax), y,
-                avx2);
+  if (g.axis_stride == 0) {  // a large tensor (a network's input image) shared between threads
+    const int64_t n = g.outer * g.axis_dim * g.inner;
+    const QuantizeRunParams params = MakeQuantizeRunParams(scale[0], zero_point[0], qmin, qmax);
+    ForEachChunk(n, 64, ElementwiseThreads(n),
+                 [&](int64_t begin, int64_t end) { QuantizeRun(x + begin, end - begin, params, y + begin, avx2); });
     return;
   }
   const size_t dim = static_cast<size_t>(g.axis_dim);

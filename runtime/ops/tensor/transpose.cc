@@ -55,9 +55,9 @@ class Transpose : public Kernel {
       const auto* src = static_cast<const uint8_t*>(data.raw());
       auto* dst = static_cast<uint8_t*>(y.raw());
       // The matrices (a batch's images, converted to channels last) are shared between threads when large; a
-      // lone large matrix (one image) of 2-, 4- or 8-byte elements by blocks of its columns.
+      // lone large matrix (one image) of 1-, 2-, 4- or 8-byte elements by blocks of its columns.
       const int threads = ElementwiseThreads(outer * rows * cols);
-      if (outer == 1 && threads > 1 && (elem == 2 || elem == 4 || elem == 8)) {
+      if (outer == 1 && threads > 1 && (elem == 1 || elem == 2 || elem == 4 || elem == 8)) {
         const int64_t parts = int64_t{threads} * kUnitsPerThread;
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
         for (int64_t q = 0; q < parts; ++q) {

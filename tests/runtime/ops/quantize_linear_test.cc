@@ -2,11 +2,13 @@
 // per-axis, blocked, float16/int32 inputs, output_dtype, and the errors. Expected values by hand
 // (blocked ones cross-checked with numpy's rint/clip) and from the ONNX backend test data.
 #include <gtest/gtest.h>
+#include <omp.h>
 
 #include <cmath>
 #include <limits>
 
 #include "runtime/float16.h"
+#include "runtime/quant_math.h"
 #include "tests/runtime/ops/op_test_util.h"
 
 namespace ptq {
@@ -33,6 +35,33 @@ TEST(QuantizeLinear, RoundsTiesToEvenBeforeAddingZeroPoint) {
   y = Quantize(13, {}, x, Tensor::Scalar<float>(2.0f), Tensor::Scalar<uint8_t>(10));
   EXPECT_EQ(y.dtype(), DataType::kUint8);
   EXPECT_EQ(ToVector<uint8_t>(y), (std::vector<uint8_t>{10, 10, 12, 12, 8, 14, 8}));
+}
+
+// A per-tensor input large enough to be shared between threads (100003 values: the chunks end inside the
+// vector loops' blocks), every value as QuantizeValue gives it, on 1 and 3 threads: ties, saturation, NaN.
+TEST(QuantizeLinear, LargePerTensorInputSharedBetweenThreadsMatchesQuantizeValue) {
+  const int64_t n = 100003;
+  std::vector<float> values(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) values[static_cast<size_t>(i)] = static_cast<float>(i % 1001 - 500) * 0.75f;
+  values[7] = kNaN;
+  values[n - 1] = kInf;
+  values[n / 2] = -kInf;
+  const Tensor x = Tensor::FromVector<float>({n}, values);
+  const int saved = omp_get_max_threads();
+  for (int threads : {1, 3}) {
+    omp_set_num_threads(threads);
+    const std::vector<uint8_t> got =
+        ToVector<uint8_t>(Quantize(13, {}, x, Tensor::Scalar<float>(1.5f), Tensor::Scalar<uint8_t>(100)));
+    int mismatches = 0;
+    for (int64_t i = 0; i < n && mismatches < 5; ++i) {
+      const int32_t want = QuantizeValue(values[static_cast<size_t>(i)], 1.5f, 100, 0, 255);
+      if (got[static_cast<size_t>(i)] != want) {
+        ++mismatches;
+        ADD_FAILURE() << threads << " threads, i=" << i << ": " << int{got[static_cast<size_t>(i)]} << " != " << want;
+      }
+    }
+  }
+  omp_set_num_threads(saved);
 }
 
 TEST(QuantizeLinear, BackendTestPerTensorUint8) {

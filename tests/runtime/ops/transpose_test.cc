@@ -126,12 +126,14 @@ TEST(TransposeOp, BatchesSharedBetweenThreadsMatchTheReference) {
 
 // One image large enough to be shared between threads (by blocks of its columns: 2000 each on 3 threads,
 // so blocks end inside the 32 x 32 tiles) converts to channels last the same way on 1 and 3 threads, for
-// 2-, 4- and 8-byte elements; bytes stay on one thread.
+// 1-, 2-, 4- and 8-byte elements; 20 planes of bytes also go through the 16 x 16 byte blocks, from
+// columns that are no multiple of 16 (305 a block).
 TEST(TransposeOp, ALoneImageSharedBetweenThreadsByColumnsMatchesTheReference) {
   const Shape shape = {1, 3, 200, 3};  // a [3, 600] matrix: too small to share
   const Shape large = {1, 3, 200, 120};  // a [3, 24000] matrix of 72000 elements: above the threshold
+  const Shape deep = {1, 20, 60, 61};    // a [20, 3660] matrix of 73200 elements
   const int saved = omp_get_max_threads();
-  for (const Shape& s : {shape, large}) {
+  for (const Shape& s : {shape, large, deep}) {
     const Tensor h = IotaTensor<uint16_t>(s, DataType::kFloat16);
     const Tensor f = IotaTensor<float>(s, DataType::kFloat);
     const Tensor l = IotaTensor<int64_t>(s, DataType::kInt64);
