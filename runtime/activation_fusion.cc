@@ -1,5 +1,5 @@
-// FuseConvActivations: each Conv paired with its only reader when that is a Relu or a Clip whose bounds
-// are known before the run.
+// FuseConvActivations: each Conv (or the session's ConvIntegerToFloat) paired with its only reader when that
+// is a Relu or a Clip whose bounds are known before the run.
 #include "runtime/activation_fusion.h"
 
 #include <limits>
@@ -44,11 +44,17 @@ void SetActivation(Node* conv, float lo, float hi) {
   conv->attrs.Set(kActivationMax, bound);
 }
 
+bool IsConvIntegerToFloat(const Node& n) { return n.domain == kFusedDomain && n.op_type == "ConvIntegerToFloat"; }
+
+bool HasActivation(const Node& n) { return n.attrs.Has(kActivationMin) || n.attrs.GetInt(kActivationSilu, 0) != 0; }
+
 void FuseConvActivations(const GraphIndex& index, GraphEdit* out, FloatFusionCount* count) {
   const Graph& graph = index.graph();
   for (size_t i = 0; i < graph.nodes.size(); ++i) {
     const Node& conv = graph.nodes[i];
-    if (!conv.domain.empty() || conv.op_type != "Conv" || conv.outputs.size() != 1) continue;
+    const bool integer = IsConvIntegerToFloat(conv);
+    if ((!integer && (!conv.domain.empty() || conv.op_type != "Conv")) || conv.outputs.size() != 1) continue;
+    if (integer && HasActivation(conv)) continue;
     const size_t r = index.OnlyReader(conv.outputs[0]);
     if (r == GraphIndex::kNone) continue;
     const Node& act = graph.nodes[r];
@@ -56,7 +62,7 @@ void FuseConvActivations(const GraphIndex& index, GraphEdit* out, FloatFusionCou
     if (act.inputs.empty() || act.inputs[0] != conv.outputs[0] || !ActivationBounds(act, graph, &lo, &hi)) continue;
     Node f = conv;
     f.domain = kFusedDomain;
-    f.op_type = "FusedConv";
+    if (!integer) f.op_type = "FusedConv";  // a ConvIntegerToFloat keeps its kind and takes the attributes
     SetActivation(&f, lo, hi);
     f.outputs = {act.outputs[0]};
     out->Replace(i, std::move(f));

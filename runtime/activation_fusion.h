@@ -1,6 +1,6 @@
-// The attributes of ptq.fused FusedConv (Conv -> Relu / Clip, fused by FuseConvActivations in
-// float_fusion.h; Conv -> SiLU, by FuseSilus): the clamp applied as each output is stored (no second pass over
-// the tensor), or the SiLU applied to each block of outputs while it is in cache.
+// The attributes of ptq.fused FusedConv and ConvIntegerToFloat (Conv -> Relu / Clip, fused by
+// FuseConvActivations in float_fusion.h; Conv -> SiLU, by FuseSilus): the clamp applied as each output is stored
+// (no second pass over the tensor), or the SiLU applied to each block of outputs while it is in cache.
 #pragma once
 
 #include "runtime/graph.h"
@@ -20,5 +20,12 @@ bool ActivationBounds(const Node& n, const Graph& g, float* lo, float* hi);
 
 // Sets FusedConv's activation attributes on `conv`.
 void SetActivation(Node* conv, float lo, float hi);
+
+// The session's ptq.fused ConvIntegerToFloat (runtime/qdq_fuse_matmul_conv.cc), which takes the same
+// activation attributes as FusedConv.
+bool IsConvIntegerToFloat(const Node& n);
+
+// Whether n already carries a fused activation (a clamp or the SiLU).
+bool HasActivation(const Node& n);
 
 }  // namespace ptq

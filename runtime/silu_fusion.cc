@@ -1,5 +1,5 @@
 // FuseSilus: Mul(x, Sigmoid(x)) (SiLU, swish; EfficientNet's activation) becomes one Silu, or joins the float
-// Conv that computes x as its activation.
+// Conv (or the session's ConvIntegerToFloat) that computes x as its activation.
 #include <algorithm>
 #include <vector>
 
@@ -10,16 +10,21 @@
 namespace ptq {
 namespace {
 
-// The float32 Conv (constant weight) writing x when the SiLU's two nodes are x's only readers, else kNone.
+// The float32 Conv (constant weight) or ConvIntegerToFloat (without an activation yet) writing x when the
+// SiLU's two nodes are x's only readers, else kNone.
 size_t ConvOfSilu(const GraphIndex& index, const GraphEdit& out, const std::string& x, size_t sigmoid, size_t mul) {
   const size_t c = index.Producer(x);
   if (c == GraphIndex::kNone || out.Changed(c)) return GraphIndex::kNone;
   const Node& conv = index.graph().nodes[c];
-  if (!conv.domain.empty() || conv.op_type != "Conv" || conv.outputs.size() != 1 || conv.inputs.size() < 2) {
-    return GraphIndex::kNone;
+  if (IsConvIntegerToFloat(conv)) {
+    if (conv.outputs.size() != 1 || HasActivation(conv)) return GraphIndex::kNone;
+  } else {
+    if (!conv.domain.empty() || conv.op_type != "Conv" || conv.outputs.size() != 1 || conv.inputs.size() < 2) {
+      return GraphIndex::kNone;
+    }
+    const Tensor* w = index.Constant(conv.inputs[1]);
+    if (w == nullptr || w->dtype() != DataType::kFloat) return GraphIndex::kNone;
   }
-  const Tensor* w = index.Constant(conv.inputs[1]);
-  if (w == nullptr || w->dtype() != DataType::kFloat) return GraphIndex::kNone;
   std::vector<size_t> readers = index.Readers(x);
   std::sort(readers.begin(), readers.end());
   const std::vector<size_t> silu = {std::min(sigmoid, mul), std::max(sigmoid, mul)};
@@ -44,8 +49,8 @@ void FuseSilus(const GraphIndex& index, GraphEdit* out, FloatFusionCount* count)
     const size_t c = ConvOfSilu(index, *out, sigmoid.inputs[0], i, at);
     if (c != GraphIndex::kNone) {
       Node f = g.nodes[c];
+      if (!IsConvIntegerToFloat(f)) f.op_type = "FusedConv";
       f.domain = kFusedDomain;
-      f.op_type = "FusedConv";
       AttributeValue on;
       on.kind = AttributeValue::Kind::kInt;
       on.i = 1;

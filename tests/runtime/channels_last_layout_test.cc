@@ -17,9 +17,9 @@ namespace {
 using namespace qdq_test;
 
 // xq -> QLinearConv 1x1 -> QLinearConv depthwise 3x3 -> + the 1x1 output (DequantizeLinear, Add,
-// QuantizeLinear: fused into QLinearAdd) -> float Conv of the dequantized sum (ConvIntegerToFloat) ->
-// Relu -> GlobalAveragePool; and the integer average of the sum. Outputs: the quantized sum, the Relu
-// output and both pools.
+// QuantizeLinear: fused into QLinearAdd) -> float Conv of the dequantized sum (ConvIntegerToFloat, which
+// takes the Relu) -> GlobalAveragePool; and the integer average of the sum. Outputs: the quantized sum,
+// the Relu output and both pools.
 std::shared_ptr<const Graph> ConvChain() {
   std::mt19937 rng(11);
   ModelBuilder b(13);
@@ -63,7 +63,7 @@ TEST(ChannelsLastLayout, ConvChainsRunChannelsLastWithTheSameValues) {
   first.channels_last = false;
   Session last(graph), plain(graph, first);
   EXPECT_EQ(last.channels_last().convs, 3);      // expand, depthwise, project
-  EXPECT_EQ(last.channels_last().followers, 4);  // QLinearAdd, Relu, both pools
+  EXPECT_EQ(last.channels_last().followers, 3);  // QLinearAdd, both pools (the Relu joined the project conv)
   // Into channels last: xq. Back: sq and r (graph outputs) and both pools (views: [N, 1, 1, C]).
   EXPECT_EQ(last.channels_last().transposes, 5);
   EXPECT_EQ(plain.channels_last().total(), 0);

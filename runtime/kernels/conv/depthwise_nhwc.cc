@@ -201,7 +201,8 @@ template void DepthwiseConvNhwc<double>(const double*, const double*, const doub
 
 void Int8DepthwiseConvNhwc(const uint8_t* x, bool x_signed, int32_t x_zero_point, const uint8_t* w, bool w_signed,
                            const int32_t* w_zero_point, const ConvGeometry& g, const int32_t* bias, Int8Output out,
-                           const float* multiplier, int32_t y_zero_point, void* y, const float* float_bias) {
+                           const float* multiplier, int32_t y_zero_point, void* y, const float* float_bias,
+                           const FloatRowFinish* finish) {
   const NhwcLayout l = MakeLayout(g);
   const int64_t taps = l.taps();
   // The float kernel on x - x_zero_point and w - w_zero_point (taps outside the image then read exact zeros):
@@ -246,6 +247,9 @@ void Int8DepthwiseConvNhwc(const uint8_t* x, bool x_signed, int32_t x_zero_point
         for (int64_t ow = 0; ow < l.OW; ++ow) {
           RequantizeChannels(acc.data() + ow * l.M, l.M, bias, multiplier, y_zero_point, out,
                              yn + (oh * l.OW + ow) * l.M * elem, float_bias);
+        }
+        if (finish != nullptr && out == Int8Output::kFloat) {
+          (*finish)(reinterpret_cast<float*>(yn + oh * l.OW * l.M * elem), l.OW * l.M);
         }
       }
     });

@@ -54,11 +54,13 @@ class DepthwiseNhwcRows {
 // Int8DepthwiseConv (depthwise_conv.h) with channels last, the same results: DepthwiseNhwcRows<float> on input
 // rows converted once to x - x_zero_point (taps outside x then read zeros) and weights w - w_zero_point, each
 // sum exact in float32 (its terms are integers and it stays below 2^24 in magnitude), then the bias and the
-// requantization of RequantizeChannels.
+// requantization of RequantizeChannels; with float output and `finish`, finish(row, OW * M) on each output
+// row once stored.
 // REQUIRES: IsDepthwise(g), g.channels_last, 2 spatial dimensions, kernel points <= kMaxExactDepthwiseTaps.
 void Int8DepthwiseConvNhwc(const uint8_t* x, bool x_signed, int32_t x_zero_point, const uint8_t* w, bool w_signed,
                            const int32_t* w_zero_point, const ConvGeometry& g, const int32_t* bias, Int8Output out,
-                           const float* multiplier, int32_t y_zero_point, void* y, const float* float_bias);
+                           const float* multiplier, int32_t y_zero_point, void* y, const float* float_bias,
+                           const FloatRowFinish* finish = nullptr);
 
 // acc[m] = fma(w[t * M + m], x[t][m], acc[m]) for t < taps in order, for m < M (acc holds the start).
 void DepthwiseTapsF32(const float* const* x, const float* w, int64_t taps, int64_t M, float* acc);

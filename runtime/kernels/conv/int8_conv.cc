@@ -75,15 +75,27 @@ PackedInt8ConvWeights PackInt8ConvWeights(const Tensor& w, const std::vector<int
 
 void Int8Conv(const Tensor& x, int32_t x_zero_point, const Tensor& w, const std::vector<int32_t>& w_zero_points,
               const ConvGeometry& geometry, const PackedInt8ConvWeights* packed, const int32_t* bias, Int8Output out,
-              const float* multiplier, int32_t y_zero_point, Tensor& y, const float* float_bias) {
+              const float* multiplier, int32_t y_zero_point, Tensor& y, const float* float_bias,
+              const FloatRowFinish* finish) {
+  if (out != Int8Output::kFloat) finish = nullptr;
+  if (finish != nullptr && !geometry.channels_last) {  // channel-major planes: one pass at the end
+    Int8Conv(x, x_zero_point, w, w_zero_points, geometry, packed, bias, out, multiplier, y_zero_point, y, float_bias);
+    (*finish)(y.data<float>(), y.size());
+    return;
+  }
   if (geometry.group > 1 && IsDepthwise(geometry) &&
       ShapeSize(geometry.window.kernel) <= kMaxExactDepthwiseTaps) {
     std::vector<int32_t> zp(static_cast<size_t>(geometry.out_channels));
     for (size_t m = 0; m < zp.size(); ++m) zp[m] = w_zero_points.size() == 1 ? w_zero_points[0] : w_zero_points[m];
-    auto* depthwise = geometry.channels_last ? Int8DepthwiseConvNhwc : Int8DepthwiseConv;
-    depthwise(static_cast<const uint8_t*>(x.raw()), x.dtype() == DataType::kInt8, x_zero_point,
-                      static_cast<const uint8_t*>(w.raw()), w.dtype() == DataType::kInt8, zp.data(), geometry, bias,
-                      out, multiplier, y_zero_point, y.raw(), float_bias);
+    if (geometry.channels_last) {
+      Int8DepthwiseConvNhwc(static_cast<const uint8_t*>(x.raw()), x.dtype() == DataType::kInt8, x_zero_point,
+                            static_cast<const uint8_t*>(w.raw()), w.dtype() == DataType::kInt8, zp.data(), geometry,
+                            bias, out, multiplier, y_zero_point, y.raw(), float_bias, finish);
+    } else {
+      Int8DepthwiseConv(static_cast<const uint8_t*>(x.raw()), x.dtype() == DataType::kInt8, x_zero_point,
+                        static_cast<const uint8_t*>(w.raw()), w.dtype() == DataType::kInt8, zp.data(), geometry, bias,
+                        out, multiplier, y_zero_point, y.raw(), float_bias);
+    }
     return;
   }
   const bool nhwc = geometry.channels_last;
@@ -110,7 +122,7 @@ void Int8Conv(const Tensor& x, int32_t x_zero_point, const Tensor& w, const std:
   auto gemm_out = [&](int64_t g, void* data, int64_t ldc) {
     return Int8GemmOut{out, data, ldc, bias != nullptr ? bias + g * mg : nullptr,
                        multiplier != nullptr ? multiplier + g * mg : nullptr, y_zero_point,
-                       float_bias != nullptr ? float_bias + g * mg : nullptr};
+                       float_bias != nullptr ? float_bias + g * mg : nullptr, finish};
   };
   // Channels last, one group, a 1x1 window with stride 1 and no padding: x itself is the GEMM's A and
   // the GEMM writes y; nothing is copied.

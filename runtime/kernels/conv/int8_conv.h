@@ -34,10 +34,13 @@ PackedInt8ConvWeights PackInt8ConvWeights(const Tensor& w, const std::vector<int
 // `packed` (may be null) is w packed by PackInt8ConvWeights with the same zero points and group.
 // With geometry.channels_last, x and y are channels last ([N, D.., C] and [N, O.., M]): a pointwise
 // convolution is then one GEMM on x itself, and no output is transposed.
+// With float output, `finish` (may be null) is applied in place to every output value: channels last, to
+// each block of output rows by the thread that stored it while it is in cache; else to all of y at the end.
 // REQUIRES: geometry = ResolveConvGeometry(attrs, x.shape(), w.shape()) (or ResolveConvGeometryChannelsLast)
 // with at most 3 spatial axes; y has geometry.output_shape().
 void Int8Conv(const Tensor& x, int32_t x_zero_point, const Tensor& w, const std::vector<int32_t>& w_zero_points,
               const ConvGeometry& geometry, const PackedInt8ConvWeights* packed, const int32_t* bias, Int8Output out,
-              const float* multiplier, int32_t y_zero_point, Tensor& y, const float* float_bias = nullptr);
+              const float* multiplier, int32_t y_zero_point, Tensor& y, const float* float_bias = nullptr,
+              const FloatRowFinish* finish = nullptr);
 
 }  // namespace ptq

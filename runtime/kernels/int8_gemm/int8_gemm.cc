@@ -143,6 +143,41 @@ void PackedInt8B::Pack(const void* b, bool b_signed, int64_t K, int64_t N, int64
   }
 }
 
+namespace {
+
+// Rows [r0, r1) and panels [p0, p1) of base (elem: bytes of an output).
+Int8Block SubBlock(const Int8Block& base, int64_t r0, int64_t r1, int64_t p0, int64_t p1, int64_t elem) {
+  const int64_t c0 = p0 * PackedInt8B::kPanelCols;
+  Int8Block blk = base;
+  blk.a = base.a + r0 * base.a_row_bytes;
+  blk.a_row_sum = base.a_row_sum + r0;
+  blk.a_zero_point = base.a_zero_point + r0;
+  blk.rows = r1 - r0;
+  blk.b = base.b + p0 * base.panel_bytes;
+  blk.panels = p1 - p0;
+  blk.cols = std::min(blk.panels * PackedInt8B::kPanelCols, base.cols - c0);
+  blk.b_zero_point = base.b_zero_point + c0;
+  blk.col_adjust = base.col_adjust + c0;
+  blk.bias = base.bias + c0;
+  if (base.multiplier != nullptr) blk.multiplier = base.multiplier + c0;
+  if (base.float_bias != nullptr) blk.float_bias = base.float_bias + c0;
+  blk.c = static_cast<uint8_t*>(base.c) + (r0 * base.ldc + c0) * elem;
+  return blk;
+}
+
+// Computes blk, then applies `finish` (if any) to each of its rows of float outputs.
+void RunFinished(void (*run)(const Int8Block&), const Int8Block& blk, const FloatRowFinish* finish) {
+  run(blk);
+  if (finish == nullptr) return;
+  if (blk.ldc == blk.cols) {  // whole rows, one after the other
+    (*finish)(static_cast<float*>(blk.c), blk.rows * blk.cols);
+    return;
+  }
+  for (int64_t r = 0; r < blk.rows; ++r) (*finish)(static_cast<float*>(blk.c) + r * blk.ldc, blk.cols);
+}
+
+}  // namespace
+
 void Int8Gemm(const Int8GemmA& a, const PackedInt8B& b, const Int8GemmOut& out) {
   const int64_t M = a.M;
   const int64_t N = b.N();
@@ -232,9 +267,19 @@ void Int8Gemm(const Int8GemmA& a, const PackedInt8B& b, const Int8GemmOut& out) 
   const BlockFn run = BlockFunction(isa);
 
   const int threads = InParallelRegion() ? 1 : omp_get_max_threads();
+  const int64_t elem = out.type == Int8Output::kInt32 || out.type == Int8Output::kFloat ? 4 : 1;
+  const FloatRowFinish* finish = out.type == Int8Output::kFloat ? out.finish : nullptr;
   if (threads <= 1 || M * N * K < kParallelMacs) {
     pack_rows(0, M);
-    run(base);
+    if (finish == nullptr) {
+      run(base);
+      return;
+    }
+    // Blocks of rows of about 16 Ki float outputs (64 KiB), each finished while in cache.
+    const int64_t rows = std::max<int64_t>(kRowQuantum, (int64_t{16} << 10) / N / kRowQuantum * kRowQuantum);
+    for (int64_t r0 = 0; r0 < M; r0 += rows) {
+      RunFinished(run, SubBlock(base, r0, std::min(M, r0 + rows), 0, b.panels(), elem), finish);
+    }
     return;
   }
   // Threads share rows when A is the larger operand (each then reads all of B and its own rows of A), else
@@ -245,7 +290,6 @@ void Int8Gemm(const Int8GemmA& a, const PackedInt8B& b, const Int8GemmOut& out) 
   const bool by_rows = M >= N || panels < threads;
   const int64_t units = std::max<int64_t>(
       1, std::min<int64_t>(int64_t{threads} * kUnitsPerThread, by_rows ? (M + kRowQuantum - 1) / kRowQuantum : panels));
-  const size_t elem = out.type == Int8Output::kInt32 || out.type == Int8Output::kFloat ? 4 : 1;
   // A packed by all threads (a serial pass there left the other thread waiting: 5% of RegNet int8 on two
   // threads), then the units.
 #pragma omp parallel num_threads(threads)
@@ -259,23 +303,7 @@ void Int8Gemm(const Int8GemmA& a, const PackedInt8B& b, const Int8GemmOut& out) 
       const int64_t r0 = by_rows ? std::min(M, quanta * u / units * kRowQuantum) : 0;
       const int64_t r1 = by_rows ? std::min(M, quanta * (u + 1) / units * kRowQuantum) : M;
       const int64_t p0 = by_rows ? 0 : panels * u / units, p1 = by_rows ? panels : panels * (u + 1) / units;
-      if (r0 >= r1 || p0 >= p1) continue;
-      const int64_t c0 = p0 * PackedInt8B::kPanelCols;
-      Int8Block blk = base;
-      blk.a = base.a + r0 * base.a_row_bytes;
-      blk.a_row_sum = base.a_row_sum + r0;
-      blk.a_zero_point = base.a_zero_point + r0;
-      blk.rows = r1 - r0;
-      blk.b = base.b + p0 * base.panel_bytes;
-      blk.panels = p1 - p0;
-      blk.cols = std::min(blk.panels * PackedInt8B::kPanelCols, N - c0);
-      blk.b_zero_point = base.b_zero_point + c0;
-      blk.col_adjust = base.col_adjust + c0;
-      blk.bias = base.bias + c0;
-      if (base.multiplier != nullptr) blk.multiplier = base.multiplier + c0;
-      if (base.float_bias != nullptr) blk.float_bias = base.float_bias + c0;
-      blk.c = static_cast<uint8_t*>(base.c) + (r0 * base.ldc + c0) * static_cast<int64_t>(elem);
-      run(blk);
+      if (r0 < r1 && p0 < p1) RunFinished(run, SubBlock(base, r0, r1, p0, p1, elem), finish);
     }
   }
 }

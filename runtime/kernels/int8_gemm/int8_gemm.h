@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 namespace ptq {
@@ -73,6 +74,9 @@ struct Int8GemmA {
 
 enum class Int8Output { kInt32, kUint8, kInt8, kFloat };
 
+// An element-wise function applied in place to n float outputs of one row.
+using FloatRowFinish = std::function<void(float* row, int64_t n)>;
+
 // What is stored. With acc[m][n] = sum_k (a[m][k] - a_zero_point[m]) * (b[k][n] - b_zero_point[n])
 // + bias[n] (int32, wrapping modulo 2^32, as the reference kernels):
 //   kInt32: c[m][n] = acc[m][n]
@@ -87,6 +91,9 @@ struct Int8GemmOut {
   const float* multiplier = nullptr;  // N values (8-bit and float outputs)
   int32_t y_zero_point = 0;
   const float* float_bias = nullptr;  // N values or nullptr (float output only)
+  // Float output only, may be null: finish(row, n) on each row's n stored values by the thread that stored
+  // them, a block of rows at a time while they are in cache (a fused activation).
+  const FloatRowFinish* finish = nullptr;
 };
 
 // c = a * b as described above, with b packed for b.isa(). Uses OpenMP threads when the product is

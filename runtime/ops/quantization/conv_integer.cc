@@ -7,7 +7,9 @@
 #include "runtime/kernels/conv/conv_geometry.h"
 #include "runtime/kernels/conv/int8_conv.h"
 #include "runtime/kernels/conv/int_conv_reference.h"
+#include "runtime/ops/math/silu.h"
 #include "runtime/ops/quantization/integer_to_float.h"
+#include "runtime/activation_fusion.h"
 #include "runtime/channels_last_layout.h"
 
 namespace ptq {
@@ -22,6 +24,22 @@ class ConvIntegerKernel : public Kernel {
         channels_last_(init.attrs->GetInt(kChannelsLast, 0) != 0),
         x_zp_(to_float ? kToFloatAZeroPoint : 2),
         w_zp_(to_float ? kToFloatBZeroPoint : 3) {
+    // ConvIntegerToFloat -> Relu / Clip or SiLU, fused by the session (float_fusion.h): applied to each block
+    // of outputs as it is stored, the same bits as the activation's node.
+    const bool clamp = to_float && init.attrs->Has(kActivationMin);
+    const bool silu = to_float && init.attrs->GetInt(kActivationSilu, 0) != 0;
+    PTQ_ENFORCE(!(clamp && silu), "ConvIntegerToFloat has both a clamp and activation_silu");
+    if (clamp) {
+      const float lo = init.attrs->GetFloat(kActivationMin, 0.0f), hi = init.attrs->GetFloat(kActivationMax, 0.0f);
+      finish_ = [lo, hi](float* row, int64_t n) {
+        for (int64_t i = 0; i < n; ++i) {
+          const float v = row[i] < lo ? lo : row[i];
+          row[i] = hi < v ? hi : v;
+        }
+      };
+    } else if (silu) {
+      finish_ = [](float* row, int64_t n) { SiluArray(row, row, n); };
+    }
     const Tensor* w = init.const_inputs.size() > 1 ? init.const_inputs[1] : nullptr;
     const bool zp_absent = init.num_inputs <= w_zp_;
     const Tensor* zp = zp_absent ? nullptr : init.const_inputs[static_cast<size_t>(w_zp_)];
@@ -55,6 +73,7 @@ class ConvIntegerKernel : public Kernel {
     if (geometry.window.rank() > 3) {
       Tensor acc = IntConvReference(x, x_zero_point, w, w_zero_points, geometry);
       ctx.outputs[0] = to_float_ ? ScaleChannels(acc, scaling) : std::move(acc);
+      if (finish_) finish_(ctx.outputs[0].data<float>(), ctx.outputs[0].size());
       return;
     }
     const bool use_packed = packed_ && packed_->w_shape == w.shape() && packed_->dtype == w.dtype() &&
@@ -62,7 +81,7 @@ class ConvIntegerKernel : public Kernel {
     Tensor y = Tensor::Uninitialized(to_float_ ? DataType::kFloat : DataType::kInt32, geometry.output_shape());
     Int8Conv(x, x_zero_point, w, w_zero_points, geometry, use_packed ? &*packed_ : nullptr, nullptr,
              to_float_ ? Int8Output::kFloat : Int8Output::kInt32, to_float_ ? scaling.multiplier.data() : nullptr, 0,
-             y, to_float_ ? scaling.bias.data() : nullptr);
+             y, to_float_ ? scaling.bias.data() : nullptr, finish_ ? &finish_ : nullptr);
     ctx.outputs[0] = std::move(y);
   }
 
@@ -83,6 +102,7 @@ class ConvIntegerKernel : public Kernel {
   bool channels_last_;  // ConvIntegerToFloat of the session's channels-last layout
   int x_zp_, w_zp_;  // the zero points' input indices
   std::optional<PackedInt8ConvWeights> packed_;
+  FloatRowFinish finish_;  // the fused activation, or empty
 };
 
 }  // namespace

@@ -1,0 +1,90 @@
+// The activation after an integer convolution with float output (ConvIntegerToFloat -> SiLU, Relu or Clip)
+// joins it: applied to each block of outputs by the thread that stored it, with the bits of the separate nodes.
+#include <gtest/gtest.h>
+#include <omp.h>
+
+#include <cstring>
+#include <map>
+#include <random>
+#include <string>
+
+#include "runtime/activation_fusion.h"
+#include "runtime/graph.h"
+#include "runtime/model_io.h"
+#include "runtime/session.h"
+#include "tests/runtime/qdq_test_models.h"
+
+namespace ptq {
+namespace {
+
+using testing::ModelBuilder;
+using namespace qdq_test;
+
+// EfficientNet's and RegNet's integer layers with float outputs: a strided 3x3 convolution then SiLU, a
+// depthwise one then Relu, a grouped one (4 groups of 8 channels, shared between threads by groups) then
+// Clip(0, 6), a pointwise one large enough for threads and for several blocks of rows on one thread
+// (560 positions x 400 channels) then SiLU, and one whose output another node also reads (stays apart).
+TEST(QdqFuseActivation, IntegerConvolutionsTakeTheirActivationWithTheSameBits) {
+  std::mt19937 rng(11);
+  ModelBuilder b(13);
+  b.Input("x", DataType::kFloat, {1, 8, 56, 40});
+  Params(b, "q", 0.05f, Tensor::Scalar<uint8_t>(128));
+  b.Node("QuantizeLinear", {"x", "q/scale", "q/zp"}, {"xq"});
+  b.Node("DequantizeLinear", {"xq", "q/scale", "q/zp"}, {"xd"});
+  auto conv = [&](const std::string& in, const std::string& out, Shape w, int64_t group, int64_t stride) {
+    Weight(b, rng, out + "/w", DataType::kInt8, w, w[0], 0);
+    b.Initializer(out + "/b", Floats(rng, {w[0]}, -1.0f, 1.0f));
+    auto& n = b.Node("Conv", {in, out + "/w/dq", out + "/b"}, {out + "/conv"});
+    n.add_attribute()->CopyFrom(IntsAttr("pads", {w[2] / 2, w[3] / 2, w[2] / 2, w[3] / 2}));
+    n.add_attribute()->CopyFrom(IntsAttr("strides", {stride, stride}));
+    n.add_attribute()->CopyFrom(IntAttr("group", group));
+  };
+  auto silu = [&b](const std::string& in, const std::string& out) {
+    b.Node("Sigmoid", {in}, {out + "/sigmoid"});
+    b.Node("Mul", {in, out + "/sigmoid"}, {out});
+  };
+  conv("xd", "stem", {32, 8, 3, 3}, 1, 2);  // [1, 32, 28, 20]
+  silu("stem/conv", "stem");
+  b.Node("QuantizeLinear", {"stem", "q/scale", "q/zp"}, {"sq"});
+  b.Node("DequantizeLinear", {"sq", "q/scale", "q/zp"}, {"sd"});
+  conv("sd", "dw", {32, 1, 3, 3}, 32, 1);
+  b.Node("Relu", {"dw/conv"}, {"dw"});
+  conv("sd", "grouped", {32, 8, 3, 3}, 4, 1);
+  b.Initializer("zero", Tensor::Scalar<float>(0.0f)).Initializer("six", Tensor::Scalar<float>(6.0f));
+  b.Node("Clip", {"grouped/conv", "zero", "six"}, {"grouped"});
+  conv("sd", "wide", {400, 32, 1, 1}, 1, 1);
+  silu("wide/conv", "wide");
+  conv("sd", "shared", {16, 32, 1, 1}, 1, 1);
+  b.Node("Relu", {"shared/conv"}, {"shared"});
+  b.Node("Neg", {"shared/conv"}, {"other_reader"});
+  for (const char* o : {"stem", "dw", "grouped", "wide", "shared", "other_reader"}) b.Output(o, DataType::kFloat);
+  const auto g = std::make_shared<const Graph>(GraphFromModel(b.model(), "", "qdq_activations.onnx"));
+  const std::map<std::string, Tensor> feeds = {{"x", Floats(rng, {1, 8, 56, 40}, -6.0f, 6.0f)}};
+  const int saved = omp_get_max_threads();
+  for (int threads : {1, 3}) {
+    omp_set_num_threads(threads);
+    for (bool channels_last : {true, false}) {
+      SessionOptions fused, plain;
+      fused.channels_last = plain.channels_last = channels_last;
+      plain.fuse_float_patterns = false;  // ConvIntegerToFloat, then the activation's own nodes
+      Session f(g, fused), p(g, plain);
+      EXPECT_EQ(f.fused().float_output, 5);
+      EXPECT_EQ(f.fused_float().conv_activations, 4);  // stem, dw, grouped, wide; shared's output is read twice
+      int with_activation = 0;
+      for (const Node& n : f.graph().nodes) with_activation += IsConvIntegerToFloat(n) && HasActivation(n);
+      EXPECT_EQ(with_activation, 4);
+      EXPECT_EQ(Count(f.graph(), "Relu"), 1);
+      EXPECT_EQ(Count(f.graph(), "Clip") + Count(f.graph(), "Sigmoid"), 0);
+      const std::vector<Tensor> got = f.Run(feeds), want = p.Run(feeds);
+      for (size_t o = 0; o < want.size(); ++o) {
+        ASSERT_EQ(got[o].shape(), want[o].shape());
+        EXPECT_EQ(0, std::memcmp(got[o].raw(), want[o].raw(), want[o].nbytes()))
+            << g->outputs[o].name << (channels_last ? " channels last" : " channels first") << ", threads " << threads;
+      }
+    }
+  }
+  omp_set_num_threads(saved);
+}
+
+}  // namespace
+}  // namespace ptq
