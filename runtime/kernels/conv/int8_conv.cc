@@ -247,10 +247,11 @@ void Int8Conv(const Tensor& x, int32_t x_zero_point, const Tensor& w, const std:
         pad_image(b, g, s.positions, s.padded.data());
         im2row(s.padded.data(), s.rows.data(), 0, lines);
         const Int8GemmA a{out_plane, s.rows.data(), x_signed, K, &x_zero_point, false};
+        const PackedInt8B& wg = packed->groups[static_cast<size_t>(g)];
         if (nhwc) {
-          Int8Gemm(a, packed->groups[static_cast<size_t>(g)], gemm_out(g, y_bytes + (b * out_plane * M + g * mg) * elem, M));
+          Int8Gemm(a, wg, gemm_out(g, y_bytes + (b * out_plane * M + g * mg) * elem, M));
         } else {
-          Int8Gemm(a, packed->groups[static_cast<size_t>(g)], gemm_out(g, s.out.data(), mg));
+          Int8Gemm(a, wg, gemm_out(g, s.out.data(), mg));
           store(b, 0, out_plane, g, s.out.data());
         }
       }
