@@ -37,16 +37,6 @@ PTQ_TARGET_AVX2 void PositionsAvx2(const float* x, int64_t S, int64_t C, int64_t
   PositionsLoop(x, S, C, c0, c1, y);
 }
 
-// Channels per unit of work when `threads` share `batch` images of C channels: all of them on one thread; else
-// blocks of whole cache lines (16 floats) or more, for about kUnitsPerThread units per thread in all. A channel's
-// sum is the same whichever unit computes it.
-int64_t ChannelsPerUnit(int64_t batch, int64_t C, int threads) {
-  if (threads <= 1) return C;
-  const int64_t blocks_per_image = (int64_t{threads} * kUnitsPerThread + batch - 1) / batch;
-  const int64_t per_block = (C + blocks_per_image - 1) / blocks_per_image;
-  return std::max<int64_t>(16, (per_block + 15) / 16 * 16);
-}
-
 template <class T>
 Tensor GlobalAveragePoolTyped(const Tensor& x, bool channels_last) {
   Shape ys(x.shape().size(), 1);
@@ -57,19 +47,22 @@ Tensor GlobalAveragePoolTyped(const Tensor& x, bool channels_last) {
   const int threads = ElementwiseThreads(x.size());
   const T* xd = x.data<T>();
   T* yd = y.data<T>();
-  if (channels_last) {  // units: (image, block of channels)
+  if (channels_last) {
+    // Threads share whole images, each thread reading whole rows. Blocks of 16 channels or more of one image
+    // made each thread read every row's lines for a part of them, from a tensor the threads of the
+    // convolution before had written: a 56 x 56 x 144 pool at batch 1 took 0.13-0.29 ms on two threads, 0.11
+    // on one of the two alone and 0.077 on one thread.
     const int64_t batch = x.dim(0), S = SizeOfRange(x.shape(), 1, x.rank() - 1), C = x.dim(x.rank() - 1);
-    const int64_t per_unit = ChannelsPerUnit(batch, C, threads), blocks = (C + per_unit - 1) / per_unit;
-#pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (threads > 1)
-    for (int64_t u = 0; u < batch * blocks; ++u) {
-      const int64_t n = u / blocks, c0 = u % blocks * per_unit, c1 = std::min(C, c0 + per_unit);
+    const int image_threads = batch > 1 ? threads : 1;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(image_threads) if (image_threads > 1)
+    for (int64_t n = 0; n < batch; ++n) {
       if constexpr (std::is_same<T, float>::value) {
         if (avx2) {
-          PositionsAvx2(xd + n * S * C, S, C, c0, c1, yd + n * C);
+          PositionsAvx2(xd + n * S * C, S, C, 0, C, yd + n * C);
           continue;
         }
       }
-      PositionsLoop(xd + n * S * C, S, C, c0, c1, yd + n * C);
+      PositionsLoop(xd + n * S * C, S, C, 0, C, yd + n * C);
     }
     return y;
   }
