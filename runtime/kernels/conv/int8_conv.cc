@@ -182,13 +182,14 @@ void Int8Conv(const Tensor& x, int32_t x_zero_point, const Tensor& w, const std:
   // Images go through the GEMM together, as many as keep the im2row buffer near kRowsBudget.
   constexpr int64_t kRowsBudget = int64_t{4} << 20;
   const int64_t chunk = std::max<int64_t>(1, std::min<int64_t>(geometry.batch, kRowsBudget / std::max<int64_t>(1, out_plane * K)));
-  // Images [b0, b0 + images) through im2row, one GEMM per group, and the store into y.
-  auto run_images = [&](int64_t b0, int64_t images) {
+  // Images [b0, b0 + images) through im2row, one GEMM per group of [g0, g1) (all by default), and the store
+  // into y.
+  auto run_images = [&](int64_t b0, int64_t images, int64_t g0 = 0, int64_t g1 = -1) {
     thread_local ConvScratch s;
     s.rows.resize(static_cast<size_t>(images * out_plane * K + kIm2RowSlack));
     s.padded.resize(static_cast<size_t>(cg * padded.plane + kIm2RowSlack));
     if (!nhwc) s.out.resize(static_cast<size_t>(images * out_plane * mg * elem));
-    for (int64_t g = 0; g < geometry.group; ++g) {
+    for (int64_t g = g0; g < (g1 < 0 ? geometry.group : g1); ++g) {
       for (int64_t i = 0; i < images; ++i) {
         pad_image(b0 + i, g, s.positions, s.padded.data());
         im2row(s.padded.data(), s.rows.data() + i * out_plane * K, 0, lines);
@@ -238,23 +239,7 @@ void Int8Conv(const Tensor& x, int32_t x_zero_point, const Tensor& w, const std:
   auto run_groups = [&](int64_t b, int threads) {
 #pragma omp parallel for schedule(static) num_threads(threads)
     for (int t = 0; t < threads; ++t) {
-      const int64_t g0 = geometry.group * t / threads, g1 = geometry.group * (t + 1) / threads;
-      thread_local ConvScratch s;
-      s.rows.resize(static_cast<size_t>(out_plane * K + kIm2RowSlack));
-      s.padded.resize(static_cast<size_t>(cg * padded.plane + kIm2RowSlack));
-      if (!nhwc) s.out.resize(static_cast<size_t>(out_plane * mg * elem));
-      for (int64_t g = g0; g < g1; ++g) {
-        pad_image(b, g, s.positions, s.padded.data());
-        im2row(s.padded.data(), s.rows.data(), 0, lines);
-        const Int8GemmA a{out_plane, s.rows.data(), x_signed, K, &x_zero_point, false};
-        const PackedInt8B& wg = packed->groups[static_cast<size_t>(g)];
-        if (nhwc) {
-          Int8Gemm(a, wg, gemm_out(g, y_bytes + (b * out_plane * M + g * mg) * elem, M));
-        } else {
-          Int8Gemm(a, wg, gemm_out(g, s.out.data(), mg));
-          store(b, 0, out_plane, g, s.out.data());
-        }
-      }
+      run_images(b, 1, geometry.group * t / threads, geometry.group * (t + 1) / threads);
     }
   };
   // Several images and threads: each thread takes whole images (im2row and stores included), unless one

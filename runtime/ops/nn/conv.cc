@@ -5,10 +5,8 @@
 #include <omp.h>
 
 #include <algorithm>
-#include <cmath>
 #include <vector>
 
-#include "runtime/activation_fusion.h"
 #include "runtime/channels_last_layout.h"
 #include "runtime/kernels/conv/conv_geometry.h"
 #include "runtime/kernels/conv/conv_nhwc_direct.h"
@@ -23,30 +21,12 @@
 #include "runtime/kernels/gemm_f32/row_major_gemm.h"
 #include "runtime/ops/math/elementwise.h"
 #include "runtime/ops/math/float_compute.h"
-#include "runtime/ops/math/silu.h"
+#include "runtime/ops/nn/conv_activation.h"
 #include "runtime/ops/tensor/scratch_buffer.h"
 #include "runtime/threading.h"
 
 namespace ptq {
 namespace {
-
-// A fused activation: y = (y < lo ? lo : y), then (hi < y ? hi : y), when clamp; y = x * Sigmoid(x) as the
-// Silu kernel computes it, when silu.
-struct ConvActivation {
-  bool clamp = false;
-  float lo = 0.0f, hi = 0.0f;
-  bool silu = false;
-};
-
-// y[i] = Silu(y[i]) for i < n: the Silu kernel's bits (float32), its formula for float64.
-template <class T>
-void ApplySilu(T* y, int64_t n) {
-  if constexpr (std::is_same<T, float>::value) {
-    SiluArray(y, y, n);
-  } else {
-    for (int64_t i = 0; i < n; ++i) y[i] = y[i] * (T(1) / (T(1) + std::exp(-y[i])));
-  }
-}
 
 int64_t Product(const std::vector<int64_t>& v) {
   int64_t p = 1;
@@ -279,14 +259,7 @@ Tensor AddAndActivate(Tensor y, const Tensor& z, const ConvActivation& act) {
   Tensor sum = BroadcastBinary<E, E, E>(y, z, [](T a, T b) { return a + b; });
   PTQ_ENFORCE(sum.shape() == y.shape(), "input 'Z' of shape ", ShapeToString(z.shape()),
               " does not broadcast to the output ", ShapeToString(y.shape()));
-  if (act.silu) ApplySilu(sum.data<T>(), sum.size());
-  if (!act.clamp) return sum;
-  const T lo = static_cast<T>(act.lo), hi = static_cast<T>(act.hi);
-  T* p = sum.data<T>();
-  for (int64_t i = 0; i < sum.size(); ++i) {
-    const T v = p[i] < lo ? lo : p[i];
-    p[i] = hi < v ? hi : v;
-  }
+  ApplyActivation(act, sum.data<T>(), sum.size());
   return sum;
 }
 
@@ -337,14 +310,8 @@ class ConvKernel final : public Kernel {
  public:
   explicit ConvKernel(const KernelInit& init)
       : attrs_(ReadConvAttributes(*init.attrs)), channels_last_(init.attrs->GetInt(kChannelsLast, 0) != 0) {
-    // ptq.fused FusedConv: the Relu or Clip that read the Conv's output (runtime/activation_fusion.h).
-    if (init.attrs->Has(kActivationMin)) {
-      act_.clamp = true;
-      act_.lo = init.attrs->GetFloat(kActivationMin, 0.0f);
-      act_.hi = init.attrs->GetFloat(kActivationMax, 0.0f);
-    }
-    act_.silu = init.attrs->GetInt(kActivationSilu, 0) != 0;
-    PTQ_ENFORCE(!(act_.silu && act_.clamp), "FusedConv has both a clamp and activation_silu");
+    // ptq.fused FusedConv: the Relu, Clip or SiLU that read the Conv's output (runtime/activation_fusion.h).
+    act_ = ReadConvActivation(*init.attrs, "FusedConv");
     const Tensor* w = init.const_inputs.size() > 1 ? init.const_inputs[1] : nullptr;
     if (w && IsHalfType(w->dtype())) w_widened_ = WidenToFloat(*w);  // once, not per run
     // Channels last: a constant float32 W packed as each group's GEMM B once (depthwise windows read W).

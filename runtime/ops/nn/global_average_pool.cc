@@ -2,7 +2,6 @@
 // last (the session's layout), a sum of channel runs over the positions; large inputs shared between threads.
 #include "runtime/ops/nn/global_average_pool.h"
 
-#include <algorithm>
 #include <vector>
 
 #include "runtime/channels_last_layout.h"
@@ -20,22 +19,19 @@ PTQ_ALWAYS_INLINE void PlanesLoop(const T* x, int64_t planes, int64_t S, T* y) {
 }
 PTQ_TARGET_AVX2 void PlanesAvx2(const float* x, int64_t planes, int64_t S, float* y) { PlanesLoop(x, planes, S, y); }
 
-// Channels last, one image's channels [c0, c1) (x: its S positions of C channels): y[c] = sum_s x[s, c] / S, the
-// positions added in order.
+// Channels last, one image (x: its S positions of C channels): y[c] = sum_s x[s, c] / S, the positions added in
+// order.
 template <class T>
-PTQ_ALWAYS_INLINE void PositionsLoop(const T* x, int64_t S, int64_t C, int64_t c0, int64_t c1, T* y) {
-  T* __restrict yc = y + c0;
-  const int64_t n = c1 - c0;
-  for (int64_t c = 0; c < n; ++c) yc[c] = T(0);
+PTQ_ALWAYS_INLINE void PositionsLoop(const T* x, int64_t S, int64_t C, T* y) {
+  T* __restrict yc = y;
+  for (int64_t c = 0; c < C; ++c) yc[c] = T(0);
   for (int64_t s = 0; s < S; ++s) {
-    const T* __restrict row = x + s * C + c0;
-    for (int64_t c = 0; c < n; ++c) yc[c] += row[c];
+    const T* __restrict row = x + s * C;
+    for (int64_t c = 0; c < C; ++c) yc[c] += row[c];
   }
-  for (int64_t c = 0; c < n; ++c) yc[c] /= static_cast<T>(S);
+  for (int64_t c = 0; c < C; ++c) yc[c] /= static_cast<T>(S);
 }
-PTQ_TARGET_AVX2 void PositionsAvx2(const float* x, int64_t S, int64_t C, int64_t c0, int64_t c1, float* y) {
-  PositionsLoop(x, S, C, c0, c1, y);
-}
+PTQ_TARGET_AVX2 void PositionsAvx2(const float* x, int64_t S, int64_t C, float* y) { PositionsLoop(x, S, C, y); }
 
 template <class T>
 Tensor GlobalAveragePoolTyped(const Tensor& x, bool channels_last) {
@@ -58,11 +54,11 @@ Tensor GlobalAveragePoolTyped(const Tensor& x, bool channels_last) {
     for (int64_t n = 0; n < batch; ++n) {
       if constexpr (std::is_same<T, float>::value) {
         if (avx2) {
-          PositionsAvx2(xd + n * S * C, S, C, 0, C, yd + n * C);
+          PositionsAvx2(xd + n * S * C, S, C, yd + n * C);
           continue;
         }
       }
-      PositionsLoop(xd + n * S * C, S, C, 0, C, yd + n * C);
+      PositionsLoop(xd + n * S * C, S, C, yd + n * C);
     }
     return y;
   }

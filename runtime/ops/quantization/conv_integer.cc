@@ -7,9 +7,8 @@
 #include "runtime/kernels/conv/conv_geometry.h"
 #include "runtime/kernels/conv/int8_conv.h"
 #include "runtime/kernels/conv/int_conv_reference.h"
-#include "runtime/ops/math/silu.h"
+#include "runtime/ops/nn/conv_activation.h"
 #include "runtime/ops/quantization/integer_to_float.h"
-#include "runtime/activation_fusion.h"
 #include "runtime/channels_last_layout.h"
 
 namespace ptq {
@@ -26,20 +25,8 @@ class ConvIntegerKernel : public Kernel {
         w_zp_(to_float ? kToFloatBZeroPoint : 3) {
     // ConvIntegerToFloat -> Relu / Clip or SiLU, fused by the session (float_fusion.h): applied to each block
     // of outputs as it is stored, the same bits as the activation's node.
-    const bool clamp = to_float && init.attrs->Has(kActivationMin);
-    const bool silu = to_float && init.attrs->GetInt(kActivationSilu, 0) != 0;
-    PTQ_ENFORCE(!(clamp && silu), "ConvIntegerToFloat has both a clamp and activation_silu");
-    if (clamp) {
-      const float lo = init.attrs->GetFloat(kActivationMin, 0.0f), hi = init.attrs->GetFloat(kActivationMax, 0.0f);
-      finish_ = [lo, hi](float* row, int64_t n) {
-        for (int64_t i = 0; i < n; ++i) {
-          const float v = row[i] < lo ? lo : row[i];
-          row[i] = hi < v ? hi : v;
-        }
-      };
-    } else if (silu) {
-      finish_ = [](float* row, int64_t n) { SiluArray(row, row, n); };
-    }
+    const ConvActivation act = to_float ? ReadConvActivation(*init.attrs, "ConvIntegerToFloat") : ConvActivation{};
+    if (act.clamp || act.silu) finish_ = [act](float* row, int64_t n) { ApplyActivation(act, row, n); };
     const Tensor* w = init.const_inputs.size() > 1 ? init.const_inputs[1] : nullptr;
     const bool zp_absent = init.num_inputs <= w_zp_;
     const Tensor* zp = zp_absent ? nullptr : init.const_inputs[static_cast<size_t>(w_zp_)];

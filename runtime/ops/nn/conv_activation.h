@@ -1,0 +1,48 @@
+// The activation a fused convolution applies (FusedConv, and ConvIntegerToFloat after FuseConvActivations or
+// FuseSilus; runtime/activation_fusion.h): read from the node's attributes and applied to arrays of outputs.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <type_traits>
+
+#include "runtime/attributes.h"
+#include "runtime/ops/math/silu.h"
+
+namespace ptq {
+
+// y = (y < lo ? lo : y), then (hi < y ? hi : y), when clamp (as the Clip kernel computes it: a NaN stays, of
+// equal zeros y stays); y = x * Sigmoid(x) as the Silu kernel computes it, when silu.
+struct ConvActivation {
+  bool clamp = false;
+  float lo = 0.0f, hi = 0.0f;
+  bool silu = false;
+};
+
+// The activation attributes of a node of type op_type; none when it has none. Throws when it has both.
+ConvActivation ReadConvActivation(const Attributes& attrs, const std::string& op_type);
+
+// y[i] = Silu(y[i]) for i < n: the Silu kernel's bits (float32), its formula for float64.
+template <class T>
+void ApplySilu(T* y, int64_t n) {
+  if constexpr (std::is_same<T, float>::value) {
+    SiluArray(y, y, n);
+  } else {
+    for (int64_t i = 0; i < n; ++i) y[i] = y[i] * (T(1) / (T(1) + std::exp(-y[i])));
+  }
+}
+
+// y[i] = act(y[i]) for i < n.
+template <class T>
+void ApplyActivation(const ConvActivation& act, T* y, int64_t n) {
+  if (act.silu) ApplySilu(y, n);
+  if (!act.clamp) return;
+  const T lo = static_cast<T>(act.lo), hi = static_cast<T>(act.hi);
+  for (int64_t i = 0; i < n; ++i) {
+    const T v = y[i] < lo ? lo : y[i];
+    y[i] = hi < v ? hi : v;
+  }
+}
+
+}  // namespace ptq
