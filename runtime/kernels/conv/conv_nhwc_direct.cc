@@ -112,26 +112,32 @@ constexpr TileFn kTiles[2][kRows] = {
     {Tile<1, 1>, Tile<2, 1>, Tile<3, 1>, Tile<4, 1>, Tile<5, 1>, Tile<6, 1>},
     {Tile<1, 2>, Tile<2, 2>, Tile<3, 2>, Tile<4, 2>, Tile<5, 2>, Tile<6, 2>}};
 
-// The tiles of `rows` positions (taps[r * T + t] + grp * cg: tap t of position r, cg values) times group grp's packed
-// weights b (K x mg), one 16-column panel after another, into y from `at` on, through epi.
-void RunTiles(const float* const* taps, int64_t T, int64_t cg, const float* b, int64_t K, int64_t M, int64_t mg,
-              int64_t grp, int64_t at, int64_t rows, float* y, const GemmEpilogue<float>& epi) {
+// Consecutive tiles of group grp: tile i is positions [i * kRows, i * kRows + rows_i) of a block (rows_i = kRows but
+// for the last tile, `last_rows`), taps[(i * kRows + r) * T + t] + grp * cg: tap t of its position r, cg values. Each
+// 16-column panel of the group's packed weights b (K x mg) runs over every tile before the next panel (the panel,
+// K x 16 floats, at most 16 KiB, then stays in L1 across the tiles), into y from `at` (the block's first output of
+// the group) on, through epi.
+void RunTiles(const float* const* taps, int64_t tiles, int64_t last_rows, int64_t T, int64_t cg, const float* b,
+              int64_t K, int64_t M, int64_t mg, int64_t grp, int64_t at, float* y, const GemmEpilogue<float>& epi) {
   for (int64_t j = 0; j * kPanel < mg; ++j) {
     DirectTile d;
-    d.taps = taps;
     d.shift = grp * cg;
     d.T = T;
     d.cg = cg;
     d.b = b + j * kPanel * K;  // PackF32B: panel j of one K block
-    d.y = y + at + j * kPanel;
     d.ldy = M;
     d.col_bias = epi.col_bias != nullptr ? epi.col_bias + grp * mg + j * kPanel : nullptr;
-    d.sum = epi.sum != nullptr ? epi.sum + at + j * kPanel : nullptr;
     d.ld_sum = M;
     d.clamp = epi.clamp;
     d.lo = epi.lo;
     d.hi = epi.hi;
-    kTiles[mg - j * kPanel >= kPanel][rows - 1](d);
+    for (int64_t i = 0; i < tiles; ++i) {
+      const int64_t first = at + i * kRows * M + j * kPanel;
+      d.taps = taps + i * kRows * T;
+      d.y = y + first;
+      d.sum = epi.sum != nullptr ? epi.sum + first : nullptr;
+      kTiles[mg - j * kPanel >= kPanel][(i + 1 < tiles ? kRows : last_rows) - 1](d);
+    }
   }
 }
 
@@ -180,36 +186,40 @@ void ConvNhwcDirectF32(const float* x, const std::vector<PackedF32B>& packed, co
   const int64_t T_read = kernel_rows ? KH : T, cg_read = kernel_rows ? KW * cg : cg;
   // The taps outside the image, of every group (a tap pointer is shifted by the group's first channel).
   const std::vector<float> zeros(static_cast<size_t>(std::max(C, cg_read)), 0.0f);
-  // Units: (image, block of positions); in each, tile by tile, every group, so that the groups read the taps'
-  // pixels (all C channels) while they are in cache.
+  // Units: (image, block of positions). Kernel rows: tile by tile, every group. Taps: every tile's taps first, then
+  // group by group, panel by panel, every tile: a panel of weights is read from L2 once per block instead of once
+  // per tile (RegNet's grouped convolutions hold 36 KiB to 441 KiB of weights, more than L1, and a tile of 16
+  // channels per group has 16 products per tap to hide each load).
   const int64_t units = g.batch * chunks;
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (threads > 1)
   for (int64_t u = 0; u < units; ++u) {
     const int64_t n = u / chunks, o_begin = u % chunks * chunk, o_end = std::min(P, o_begin + chunk);
     const float* image = x + n * H * W * C;
-    const float* taps[kRows * 256];  // tap t of position r: its pixel (channel 0) or zeros; T <= K <= 256
-    float edge[kRows * 256];         // kernel rows that cross the image's left or right border, zero outside
-    for (int64_t o0 = o_begin; o0 < o_end; o0 += kRows) {
-      const int64_t rows = std::min(kRows, o_end - o0);
-      if (kernel_rows) {
+    if (kernel_rows) {
+      const float* taps[kRows * 256];  // kernel row kh of position r: KW * C values, or zeros; KH <= K <= 256
+      float edge[kRows * 256];         // kernel rows that cross the image's left or right border, zero outside
+      for (int64_t o0 = o_begin; o0 < o_end; o0 += kRows) {
+        const int64_t rows = std::min(kRows, o_end - o0);
         KernelRowTaps(image, w, C, o0, rows, zeros.data(), edge, taps);
-        RunTiles(taps, T_read, cg_read, packed[0].data.data(), K, M, mg, 0, (n * P + o0) * M, rows, y, epi);
-        continue;
+        RunTiles(taps, 1, rows, T_read, cg_read, packed[0].data.data(), K, M, mg, 0, (n * P + o0) * M, y, epi);
       }
-      for (int64_t r = 0; r < rows; ++r) {
-        const int64_t oh = (o0 + r) / OW, ow = (o0 + r) % OW;
+    } else {
+      // taps[p * T + t]: tap t of the block's position p, its pixel (channel 0) or zeros; T <= K / 8 <= 32.
+      const float* taps[kChunk * 32];
+      for (int64_t p = 0; p < o_end - o_begin; ++p) {
+        const int64_t oh = (o_begin + p) / OW, ow = (o_begin + p) % OW;
         for (int64_t kh = 0, t = 0; kh < KH; ++kh) {
           const int64_t ih = oh * w.strides[0] - w.pads_begin[0] + kh * w.dilations[0];
           for (int64_t kw = 0; kw < KW; ++kw, ++t) {
             const int64_t iw = ow * w.strides[1] - w.pads_begin[1] + kw * w.dilations[1];
-            taps[r * T + t] = ih >= 0 && ih < H && iw >= 0 && iw < W ? image + (ih * W + iw) * C : zeros.data();
+            taps[p * T + t] = ih >= 0 && ih < H && iw >= 0 && iw < W ? image + (ih * W + iw) * C : zeros.data();
           }
         }
       }
+      const int64_t tiles = (o_end - o_begin + kRows - 1) / kRows, last_rows = o_end - o_begin - (tiles - 1) * kRows;
       for (int64_t grp = 0; grp < g.group; ++grp) {  // the same taps, shifted to the group's channels
-        // at: the tile's first output in y (and in the residual)
-        RunTiles(taps, T, cg, packed[static_cast<size_t>(grp)].data.data(), K, M, mg, grp, (n * P + o0) * M + grp * mg,
-                 rows, y, epi);
+        RunTiles(taps, tiles, last_rows, T, cg, packed[static_cast<size_t>(grp)].data.data(), K, M, mg, grp,
+                 (n * P + o_begin) * M + grp * mg, y, epi);
       }
     }
     if (finish != nullptr) finish(y + (n * P + o_begin) * M, (o_end - o_begin) * M);
