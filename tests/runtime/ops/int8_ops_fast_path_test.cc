@@ -99,6 +99,10 @@ TEST(Int8OpsFastPath, QLinearConvAndConvIntegerMatchTheReferenceConv) {
       {{37}, {3}, 3, 5, 10, 5, {1}, {1}, {1, 1}},                     // 1-D, multiplier 2
       {{5, 70}, {3, 3}, 1, 2, 2, 2, {1, 3}, {1, 1}, {1, 1, 1, 1}},    // stride 3, long rows
       {{24, 24}, {3, 3}, 8, 32, 32, 32, {1, 1}, {1, 1}, {1, 1, 1, 1}},  // channels shared out between threads
+      // Few output rows of many channels on two threads (5 x 5 windows: each block of rows converts 4 more), with
+      // channel multiplier 2.
+      {{7, 7}, {5, 5}, 1, 120, 120, 120, {1, 1}, {1, 1}, {2, 2, 2, 2}},
+      {{9, 9}, {5, 5}, 2, 50, 100, 50, {1, 1}, {1, 1}, {2, 2, 2, 2}},
       {{18, 18}, {16, 16}, 1, 2, 2, 2, {1, 1}, {1, 1}, {1, 0, 0, 1}},
       {{18, 18}, {17, 17}, 1, 2, 2, 2, {1, 1}, {1, 1}, {0, 0, 0, 0}},
       // One image large enough to share its output lines between threads (channels-last, channel-major
