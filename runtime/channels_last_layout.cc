@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "runtime/graph_index.h"
+#include "runtime/ops/quantization/integer_to_float.h"
 
 namespace ptq {
 namespace {
@@ -170,6 +171,8 @@ class Converter {
     const auto w = g_.constants.find(n.inputs[static_cast<size_t>(wi)]);
     if (w == g_.constants.end() || w->second.rank() != 4) return false;
     const bool float_conv = op == "FusedConv";
+    // The residual of a fused convolution is data like X; the other inputs are parameters.
+    const size_t residual = float_conv ? 3 : op == "ConvIntegerToFloat" ? kToFloatResidual : n.inputs.size();
     if (float_conv && w->second.dtype() != DataType::kFloat) return false;
     Node c = n;
     c.domain = kFusedDomain;
@@ -178,8 +181,7 @@ class Converter {
     c.inputs[0] = Twin(n.inputs[0]);
     c.outputs = {twin_[n.outputs[0]] = Fresh(n.outputs[0] + "/nhwc")};
     for (size_t i = 1; i < c.inputs.size(); ++i) {
-      // FusedConv's residual (input 3) is data like X; the other inputs are parameters.
-      if (float_conv && i == 3 && !c.inputs[i].empty()) {
+      if (i == residual && !c.inputs[i].empty()) {
         c.inputs[i] = Twin(c.inputs[i]);
       } else {
         Nchw(c.inputs[i]);

@@ -1,7 +1,10 @@
 // FuseConvSums: a residual block's end, Conv -> Add(conv, z) [-> Relu / Clip], becomes one FusedConv with
-// z as input 3, added (then clamped) as the GEMM stores each output.
+// z as input 3, added (then clamped) as the GEMM stores each output; ConvIntegerToFloat -> Add(conv, z)
+// [-> Relu / Clip] one ConvIntegerToFloat with z as input 7 (the int8 residual blocks of ResNets, whose Add
+// and Relu otherwise each made a pass over the block's float output).
 #include "runtime/activation_fusion.h"
 #include "runtime/float_fusion.h"
+#include "runtime/ops/quantization/integer_to_float.h"
 #include "runtime/pattern_match.h"
 
 namespace ptq {
@@ -10,9 +13,14 @@ void FuseConvSums(const GraphIndex& index, GraphEdit* out, FloatFusionCount* cou
   const Graph& g = index.graph();
   for (size_t i = 0; i < g.nodes.size(); ++i) {
     const Node& conv = g.nodes[i];
-    if (!conv.domain.empty() || conv.op_type != "Conv" || conv.outputs.size() != 1 || conv.inputs.size() < 2) continue;
+    const bool integer = IsConvIntegerToFloat(conv);  // its output is float32 whatever its weights
+    if ((!integer && (!conv.domain.empty() || conv.op_type != "Conv")) || conv.outputs.size() != 1 ||
+        conv.inputs.size() < 2 || out->Changed(i)) {
+      continue;
+    }
+    if (integer && (HasActivation(conv) || conv.inputs.size() > static_cast<size_t>(kToFloatResidual))) continue;
     const Tensor* w = index.Constant(conv.inputs[1]);
-    if (w == nullptr || w->dtype() != DataType::kFloat || out->Changed(i)) continue;
+    if (!integer && (w == nullptr || w->dtype() != DataType::kFloat)) continue;
     size_t add_at;
     const Node* add = OnlyReaderNode(index, conv, &add_at);
     std::string z;
@@ -23,8 +31,12 @@ void FuseConvSums(const GraphIndex& index, GraphEdit* out, FloatFusionCount* cou
     }
     Node f = conv;
     f.domain = kFusedDomain;
-    f.op_type = "FusedConv";
-    f.inputs.resize(3);  // X, W, B ("" when absent)
+    if (integer) {
+      f.inputs.resize(kToFloatResidual);  // up to the float bias ("" when absent)
+    } else {
+      f.op_type = "FusedConv";
+      f.inputs.resize(3);  // X, W, B ("" when absent)
+    }
     f.inputs.push_back(z);
     f.outputs = add->outputs;
     size_t act_at;

@@ -1,5 +1,6 @@
-// The activation after an integer convolution with float output (ConvIntegerToFloat -> SiLU, Relu or Clip)
-// joins it: applied to each block of outputs by the thread that stored it, with the bits of the separate nodes.
+// The activation after an integer convolution with float output (ConvIntegerToFloat -> SiLU, Relu or Clip),
+// and a residual Add before it, join it: applied to each block of outputs by the thread that stored it, with the
+// bits of the separate nodes.
 #include <gtest/gtest.h>
 #include <omp.h>
 
@@ -75,6 +76,63 @@ TEST(QdqFuseActivation, IntegerConvolutionsTakeTheirActivationWithTheSameBits) {
       EXPECT_EQ(with_activation, 4);
       EXPECT_EQ(Count(f.graph(), "Relu"), 1);
       EXPECT_EQ(Count(f.graph(), "Clip") + Count(f.graph(), "Sigmoid"), 0);
+      const std::vector<Tensor> got = f.Run(feeds), want = p.Run(feeds);
+      for (size_t o = 0; o < want.size(); ++o) {
+        ASSERT_EQ(got[o].shape(), want[o].shape());
+        EXPECT_EQ(0, std::memcmp(got[o].raw(), want[o].raw(), want[o].nbytes()))
+            << g->outputs[o].name << (channels_last ? " channels last" : " channels first") << ", threads " << threads;
+      }
+    }
+  }
+  omp_set_num_threads(saved);
+}
+
+// ResNet's int8 residual block ends: ConvIntegerToFloat -> Add(conv, z) -> Relu, where z is another
+// convolution's float output (the downsample) or the block's input; also Add(z, conv) with a Clip after it, an Add
+// with no activation after it, and a z that broadcasts ([1, C, 1, 1]: added in a pass of its own). Each fused node
+// gives the separate nodes' bits on 1 and 3 threads, channels last and first.
+TEST(QdqFuseActivation, ResidualAddsJoinTheIntegerConvolutionWithTheSameBits) {
+  std::mt19937 rng(17);
+  ModelBuilder b(13);
+  b.Input("x", DataType::kFloat, {1, 16, 36, 30});
+  b.Input("s", DataType::kFloat, {1, 32, 1, 1});
+  Params(b, "q", 0.05f, Tensor::Scalar<uint8_t>(128));
+  b.Node("QuantizeLinear", {"x", "q/scale", "q/zp"}, {"xq"});
+  b.Node("DequantizeLinear", {"xq", "q/scale", "q/zp"}, {"xd"});
+  auto conv = [&](const std::string& in, const std::string& out, Shape w) {
+    Weight(b, rng, out + "/w", DataType::kInt8, w, w[0], 0);
+    b.Initializer(out + "/b", Floats(rng, {w[0]}, -1.0f, 1.0f));
+    auto& n = b.Node("Conv", {in, out + "/w/dq", out + "/b"}, {out});
+    n.add_attribute()->CopyFrom(IntsAttr("pads", {w[2] / 2, w[3] / 2, w[2] / 2, w[3] / 2}));
+  };
+  conv("xd", "down", {32, 16, 1, 1});  // the block's skip: a float output read by the Add
+  conv("xd", "c3", {32, 16, 3, 3});
+  b.Node("Add", {"c3", "down"}, {"sum1"});
+  b.Node("Relu", {"sum1"}, {"out1"});
+  conv("xd", "c4", {32, 16, 1, 1});
+  b.Node("Add", {"out1", "c4"}, {"sum2"});  // the residual first, a Clip after
+  b.Initializer("zero", Tensor::Scalar<float>(0.0f)).Initializer("six", Tensor::Scalar<float>(6.0f));
+  b.Node("Clip", {"sum2", "zero", "six"}, {"out2"});
+  conv("xd", "c5", {32, 16, 3, 3});
+  b.Node("Add", {"c5", "out2"}, {"out3"});  // no activation
+  conv("xd", "c6", {32, 16, 1, 1});
+  b.Node("Add", {"c6", "s"}, {"sum4"});  // z broadcasts
+  b.Node("Relu", {"sum4"}, {"out4"});
+  for (const char* o : {"out1", "out3", "out4"}) b.Output(o, DataType::kFloat);
+  const auto g = std::make_shared<const Graph>(GraphFromModel(b.model(), "", "qdq_residuals.onnx"));
+  const std::map<std::string, Tensor> feeds = {{"x", Floats(rng, {1, 16, 36, 30}, -6.0f, 6.0f)},
+                                               {"s", Floats(rng, {1, 32, 1, 1}, -2.0f, 2.0f)}};
+  const int saved = omp_get_max_threads();
+  for (int threads : {1, 3}) {
+    omp_set_num_threads(threads);
+    for (bool channels_last : {true, false}) {
+      SessionOptions fused, plain;
+      fused.channels_last = plain.channels_last = channels_last;
+      plain.fuse_float_patterns = false;  // ConvIntegerToFloat, then the Add and activation nodes
+      Session f(g, fused), p(g, plain);
+      EXPECT_EQ(f.fused_float().conv_sums, 4);
+      EXPECT_EQ(Count(f.graph(), "Add") + Count(f.graph(), "Relu") + Count(f.graph(), "Clip"), 0);
+      EXPECT_EQ(Count(p.graph(), "Add"), 4);
       const std::vector<Tensor> got = f.Run(feeds), want = p.Run(feeds);
       for (size_t o = 0; o < want.size(); ++o) {
         ASSERT_EQ(got[o].shape(), want[o].shape());

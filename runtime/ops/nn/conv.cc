@@ -251,18 +251,6 @@ void ConvNhwc(const ConvGeometry& g, const T* x, const T* w, const NhwcWeights<T
   }
 }
 
-// y = activation(y + z) for a residual z of y's shape or one that broadcasts to it (the Add and the
-// activation of a FusedConv whose GEMM could not apply them as it stored y).
-template <class T>
-Tensor AddAndActivate(Tensor y, const Tensor& z, const ConvActivation& act) {
-  using E = Elem<DataTypeOf<T>::value>;
-  Tensor sum = BroadcastBinary<E, E, E>(y, z, [](T a, T b) { return a + b; });
-  PTQ_ENFORCE(sum.shape() == y.shape(), "input 'Z' of shape ", ShapeToString(z.shape()),
-              " does not broadcast to the output ", ShapeToString(y.shape()));
-  ApplyActivation(act, sum.data<T>(), sum.size());
-  return sum;
-}
-
 // Y = activation(conv(X, W) + B [+ Z]): depthwise windows of 1 or 2 dims by the direct kernel, other
 // stride-1 windows of 1 or 2 dims by wide im2col, the rest by im2col (skipped for pointwise windows). The
 // activation (a fused Relu or Clip, when act.clamp) is applied as each output is stored; so is the
@@ -273,7 +261,7 @@ Tensor ConvTyped(const ConvGeometry& g, const Tensor& x, const Tensor& w, const 
   const bool in_gemm = g.channels_last && !(g.group > 1 && IsDepthwise(g)) && z && z->shape() == g.output_shape() &&
                        z->dtype() == x.dtype();
   if (z && !in_gemm) {
-    return AddAndActivate<T>(ConvTyped<T>(g, x, w, b, nullptr, ConvActivation{}, wts, scratch), *z, act);
+    return AddAndActivate(ConvTyped<T>(g, x, w, b, nullptr, ConvActivation{}, wts, scratch), *z, act, "Z");
   }
   PTQ_ENFORCE(!b || b->size() == g.out_channels, "input 'B' has shape ", ShapeToString(b ? b->shape() : Shape{}),
               "; expected [", g.out_channels, "] (one bias per output channel)");

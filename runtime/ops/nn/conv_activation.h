@@ -9,6 +9,7 @@
 
 #include "runtime/attributes.h"
 #include "runtime/ops/math/silu.h"
+#include "runtime/tensor.h"
 
 namespace ptq {
 
@@ -44,5 +45,10 @@ void ApplyActivation(const ConvActivation& act, T* y, int64_t n) {
     y[i] = hi < v ? hi : v;
   }
 }
+
+// activation(y + z) for a residual z (float32 or float64, y's type) of y's shape or one that broadcasts to it:
+// the Add and the activation of a fused convolution that could not apply them as it stored y. `input` names z
+// in the error when it does not broadcast to y.
+Tensor AddAndActivate(Tensor y, const Tensor& z, const ConvActivation& act, const std::string& input);
 
 }  // namespace ptq

@@ -23,9 +23,10 @@ class ConvIntegerKernel : public Kernel {
         channels_last_(init.attrs->GetInt(kChannelsLast, 0) != 0),
         x_zp_(to_float ? kToFloatAZeroPoint : 2),
         w_zp_(to_float ? kToFloatBZeroPoint : 3) {
-    // ConvIntegerToFloat -> Relu / Clip or SiLU, fused by the session (float_fusion.h): applied to each block
-    // of outputs as it is stored, the same bits as the activation's node.
-    const ConvActivation act = to_float ? ReadConvActivation(*init.attrs, "ConvIntegerToFloat") : ConvActivation{};
+    // ConvIntegerToFloat [-> Add of a residual] -> Relu / Clip or SiLU, fused by the session (float_fusion.h):
+    // applied to each block of outputs as it is stored, the same bits as the nodes.
+    act_ = to_float ? ReadConvActivation(*init.attrs, "ConvIntegerToFloat") : ConvActivation{};
+    const ConvActivation act = act_;
     if (act.clamp || act.silu) finish_ = [act](float* row, int64_t n) { ApplyActivation(act, row, n); };
     const Tensor* w = init.const_inputs.size() > 1 ? init.const_inputs[1] : nullptr;
     const bool zp_absent = init.num_inputs <= w_zp_;
@@ -57,18 +58,39 @@ class ConvIntegerKernel : public Kernel {
         ReadChannelZeroPoints(ctx.input(w_zp_), w.dtype(), geometry.out_channels, "w_zero_point");
     FloatScaling scaling;
     if (to_float_) scaling = ReadFloatScaling(ctx, geometry.out_channels);
+    const Tensor* z = to_float_ ? ctx.input(kToFloatResidual) : nullptr;
+    if (z != nullptr) {
+      PTQ_ENFORCE(z->dtype() == DataType::kFloat, "input 'residual' has type ", DataTypeName(z->dtype()),
+                  "; expected float32");
+    }
     if (geometry.window.rank() > 3) {
       Tensor acc = IntConvReference(x, x_zero_point, w, w_zero_points, geometry);
       ctx.outputs[0] = to_float_ ? ScaleChannels(acc, scaling) : std::move(acc);
-      if (finish_) finish_(ctx.outputs[0].data<float>(), ctx.outputs[0].size());
+      Finish(z, &ctx.outputs[0]);
       return;
     }
     const bool use_packed = packed_ && packed_->w_shape == w.shape() && packed_->dtype == w.dtype() &&
                             packed_->group == geometry.group;
     Tensor y = Tensor::Uninitialized(to_float_ ? DataType::kFloat : DataType::kInt32, geometry.output_shape());
+    // A residual of y's shape is added, then the activation applied, to each block of outputs as it is stored;
+    // one that broadcasts, in passes of their own after.
+    const bool in_store = z == nullptr || z->shape() == y.shape();
+    FloatRowFinish with_residual;
+    if (z != nullptr && in_store) {
+      const ConvActivation act = act_;
+      const float* z_at_y = z->data<float>();
+      const float* y_begin = y.data<float>();
+      with_residual = [act, z_at_y, y_begin](float* out, int64_t n) {
+        const float* r = z_at_y + (out - y_begin);
+        for (int64_t i = 0; i < n; ++i) out[i] += r[i];
+        ApplyActivation(act, out, n);
+      };
+    }
+    const FloatRowFinish* finish = z != nullptr ? (in_store ? &with_residual : nullptr) : finish_ ? &finish_ : nullptr;
     Int8Conv(x, x_zero_point, w, w_zero_points, geometry, use_packed ? &*packed_ : nullptr, nullptr,
              to_float_ ? Int8Output::kFloat : Int8Output::kInt32, to_float_ ? scaling.multiplier.data() : nullptr, 0,
-             y, to_float_ ? scaling.bias.data() : nullptr, finish_ ? &finish_ : nullptr);
+             y, to_float_ ? scaling.bias.data() : nullptr, finish);
+    if (!in_store) Finish(z, &y);
     ctx.outputs[0] = std::move(y);
   }
 
@@ -84,7 +106,17 @@ class ConvIntegerKernel : public Kernel {
     return y;
   }
 
+  // The residual z (if any), then the activation, over the whole float output y.
+  void Finish(const Tensor* z, Tensor* y) const {
+    if (z != nullptr) {
+      *y = AddAndActivate(std::move(*y), *z, act_, "residual");
+    } else if (finish_) {
+      finish_(y->data<float>(), y->size());
+    }
+  }
+
   ConvAttributes attrs_;
+  ConvActivation act_;  // the fused activation (ConvIntegerToFloat)
   bool to_float_;
   bool channels_last_;  // ConvIntegerToFloat of the session's channels-last layout
   int x_zp_, w_zp_;  // the zero points' input indices

@@ -12,7 +12,8 @@ namespace ptq {
 // Inputs of both ops: 0 A (x), 1 B (w), 2 a_scale (scalar float), 3 b_scale (1 or `channels` floats),
 // 4 a_zero_point, 5 b_zero_point, 6 bias (optional, `channels` floats), and for MatMulIntegerToFloat 7
 // int_bias (optional, `channels` int32 added to acc, wrapping: the QOperator form's MatMulInteger + Add
-// + DequantizeLinear, with a_scale 1). Output: float32
+// + DequantizeLinear, with a_scale 1), for ConvIntegerToFloat 7 residual (optional, float32, added to y before
+// its activation: the session's FuseConvSums). Output: float32
 //   y[..., c, ...] = float(acc[..., c, ...]) * (a_scale * b_scale[c]) + bias[c]
 // with acc the integer op's int32 result (MatMulInteger / ConvInteger of A, B and the zero points), the
 // product a_scale * b_scale[c] taken in float32 (as ONNX Runtime's MatMulIntegerToFloat does), a
@@ -20,6 +21,7 @@ namespace ptq {
 constexpr int kToFloatAZeroPoint = 4;
 constexpr int kToFloatBZeroPoint = 5;
 constexpr int kToFloatIntBias = 7;
+constexpr int kToFloatResidual = 7;
 
 struct FloatScaling {
   std::vector<float> multiplier;  // a_scale * b_scale[c], `copies` times over
