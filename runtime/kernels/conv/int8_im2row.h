@@ -22,8 +22,8 @@ struct PaddedGeometry {
 };
 PaddedGeometry PadGeometry(const Window3& w);
 
-// Bytes the rows and padded buffers keep beyond their end: the copies below move whole 8-byte words.
-constexpr int64_t kIm2RowSlack = 8;
+// Bytes the rows and padded buffers keep beyond their end: the copies below move whole 8-, 16- or 32-byte words.
+constexpr int64_t kIm2RowSlack = 32;
 
 // Channel-major. dst (channels planes of p.plane) = x (channels planes of w.in) at offset pad, pad_value
 // elsewhere; then rows[o][c * taps + k] = padded[c][o * stride + k * dilation].

@@ -89,6 +89,10 @@ TEST(Int8OpsFastPath, QLinearConvAndConvIntegerMatchTheReferenceConv) {
       {{4, 9}, {1, 7}, 1, 2, 5, 1, {1, 1}, {1, 1}, {0, 3, 0, 3}},      // kernel width 7
       {{9, 11}, {3, 3}, 2, 8, 6, 2, {2, 1}, {1, 2}, {1, 2, 0, 1}},     // channels-last, groups, dilated width
       {{3, 4, 5}, {2, 2, 2}, 1, 4, 3, 1, {1, 2, 1}, {2, 1, 1}, {1, 0, 1, 1, 1, 0}},  // channels-last 3-D
+      // Channels-last kernel lines of 24 and 21 bytes (moved as 32-byte words; lines of up to 16 bytes, as in
+      // the cases above, as 16-byte ones): 3 x 3 of 8 channels, and ResNet's 7 x 7 / 2 stem of 3 channels.
+      {{10, 12}, {3, 3}, 1, 8, 12, 1, {1, 1}, {1, 1}, {1, 1, 1, 1}},
+      {{20, 19}, {7, 7}, 1, 3, 8, 1, {2, 2}, {1, 1}, {3, 3, 3, 3}},
       // The direct depthwise kernel (Int8DepthwiseConv): strides, widths 3 and 5, channel multipliers,
       // dilations, asymmetric pads, 1-D, rows longer than one register, enough work for threads, and
       // kernels at and past the exactness limit (256 and 289 points; the latter takes the GEMM path).
