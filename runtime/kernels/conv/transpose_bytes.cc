@@ -1,8 +1,11 @@
-// Byte-matrix transpose: SSE2 16 x 16 blocks (4 unpack stages), plain loops for the borders.
+// Byte-matrix transpose: SSE2 16 x 16 blocks (4 unpack stages), three rows (an RGB image's planes to
+// positions) by SSSE3 byte shuffles, plain loops for the borders.
 #include "runtime/kernels/conv/transpose_bytes.h"
 
+#include "runtime/cpu_features.h"
+
 #if defined(__x86_64__)
-#include <emmintrin.h>
+#include <immintrin.h>
 #endif
 
 namespace ptq {
@@ -46,6 +49,36 @@ void TransposeBlock16(const uint8_t* src, int64_t ld, int64_t cols, int64_t r0, 
                      _mm_unpackhi_epi64(b[k], b[8 + k]));
   }
 }
+
+// Three rows, the columns [c0, c1) in blocks of 16 (to dst with ld 3: column c at dst + 3 c); returns the first
+// column not done. Byte j of the 48 a block makes is row j % 3, column j / 3: each 16-byte part takes those bytes
+// of the three rows by pshufb (an index with the top bit set gives a zero) and ors them.
+__attribute__((target("ssse3"))) int64_t ThreeRows(const uint8_t* src, int64_t cols, int64_t c0, int64_t c1,
+                                                    uint8_t* dst) {
+  alignas(16) static const int8_t kPick[3][3][16] = {  // [part][row][lane]
+      {{0, -1, -1, 1, -1, -1, 2, -1, -1, 3, -1, -1, 4, -1, -1, 5},
+       {-1, 0, -1, -1, 1, -1, -1, 2, -1, -1, 3, -1, -1, 4, -1, -1},
+       {-1, -1, 0, -1, -1, 1, -1, -1, 2, -1, -1, 3, -1, -1, 4, -1}},
+      {{-1, -1, 6, -1, -1, 7, -1, -1, 8, -1, -1, 9, -1, -1, 10, -1},
+       {5, -1, -1, 6, -1, -1, 7, -1, -1, 8, -1, -1, 9, -1, -1, 10},
+       {-1, 5, -1, -1, 6, -1, -1, 7, -1, -1, 8, -1, -1, 9, -1, -1}},
+      {{-1, 11, -1, -1, 12, -1, -1, 13, -1, -1, 14, -1, -1, 15, -1, -1},
+       {-1, -1, 11, -1, -1, 12, -1, -1, 13, -1, -1, 14, -1, -1, 15, -1},
+       {10, -1, -1, 11, -1, -1, 12, -1, -1, 13, -1, -1, 14, -1, -1, 15}}};
+  int64_t c = c0;
+  for (; c + 16 <= c1; c += 16) {
+    __m128i row[3];
+    for (int r = 0; r < 3; ++r) row[r] = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + r * cols + c));
+    for (int part = 0; part < 3; ++part) {
+      __m128i v = _mm_setzero_si128();
+      for (int r = 0; r < 3; ++r) {
+        v = _mm_or_si128(v, _mm_shuffle_epi8(row[r], _mm_load_si128(reinterpret_cast<const __m128i*>(kPick[part][r]))));
+      }
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(dst + 3 * c + 16 * part), v);
+    }
+  }
+  return c;
+}
 #endif
 
 }  // namespace
@@ -62,6 +95,10 @@ void TransposeBytesColumns(const uint8_t* src, int64_t rows, int64_t cols, int64
                            int64_t dst_stride) {
   int64_t r16 = 0, c16 = c0;
 #if defined(__x86_64__)
+  if (rows == 3 && dst_stride == 3 && GetCpuFeatures().avx2_fma) {  // AVX2 CPUs have SSSE3; PTQ_CPU applies
+    TransposePlain(src, dst_stride, cols, 0, rows, ThreeRows(src, cols, c0, c1, dst), c1, dst);
+    return;
+  }
   r16 = rows / 16 * 16;
   c16 = c0 + (c1 - c0) / 16 * 16;
   for (int64_t r = 0; r < r16; r += 16) {

@@ -127,7 +127,8 @@ TEST(TransposeOp, BatchesSharedBetweenThreadsMatchTheReference) {
 // One image large enough to be shared between threads (by blocks of its columns: 2000 each on 3 threads,
 // so blocks end inside the 32 x 32 tiles) converts to channels last the same way on 1 and 3 threads, for
 // 1-, 2-, 4- and 8-byte elements; 20 planes of bytes also go through the 16 x 16 byte blocks, from
-// columns that are no multiple of 16 (305 a block).
+// columns that are no multiple of 16 (305 a block), and 3 planes of bytes through the three-row shuffles (on
+// AVX2 CPUs; blocks of 2000 columns, and the 600 of the small shape, end inside a block of 16).
 TEST(TransposeOp, ALoneImageSharedBetweenThreadsByColumnsMatchesTheReference) {
   const Shape shape = {1, 3, 200, 3};  // a [3, 600] matrix: too small to share
   const Shape large = {1, 3, 200, 120};  // a [3, 24000] matrix of 72000 elements: above the threshold
