@@ -34,8 +34,9 @@ PackedInt8ConvWeights PackInt8ConvWeights(const Tensor& w, const std::vector<int
 // `packed` (may be null) is w packed by PackInt8ConvWeights with the same zero points and group.
 // With geometry.channels_last, x and y are channels last ([N, D.., C] and [N, O.., M]): a pointwise
 // convolution is then one GEMM on x itself, and no output is transposed.
-// With float output, `finish` (may be null) is applied in place to every output value: channels last, to
-// each block of output rows by the thread that stored it while it is in cache; else to all of y at the end.
+// With float output, `finish` (may be null) is applied in place to every output value, always as finish(p, n)
+// on n values of y from p (a pointer into y): channels last, to each block of output rows by the thread that
+// stored it while it is in cache; else to all of y at the end.
 // REQUIRES: geometry = ResolveConvGeometry(attrs, x.shape(), w.shape()) (or ResolveConvGeometryChannelsLast)
 // with at most 3 spatial axes; y has geometry.output_shape().
 void Int8Conv(const Tensor& x, int32_t x_zero_point, const Tensor& w, const std::vector<int32_t>& w_zero_points,
