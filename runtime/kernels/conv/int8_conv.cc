@@ -10,6 +10,7 @@
 #include "runtime/kernels/conv/depthwise_nhwc.h"
 #include "runtime/kernels/conv/int8_im2row.h"
 #include "runtime/kernels/conv/transpose_bytes.h"
+#include "runtime/kernels/grow_only.h"
 #include "runtime/kernels/vector/transpose_2d.h"
 #include "runtime/threading.h"
 
@@ -139,13 +140,13 @@ void Int8Conv(const Tensor& x, int32_t x_zero_point, const Tensor& w, const std:
     if (nhwc) {
       const uint8_t* image = x_bytes + b * in_plane * C;
       if (geometry.group == 1) return image;
-      scratch.resize(static_cast<size_t>(cg * in_plane));
-      for (int64_t i = 0; i < in_plane; ++i) std::memcpy(&scratch[i * cg], image + i * C + g * cg, cg);
-      return scratch.data();
+      uint8_t* copy = GrowTo(scratch, cg * in_plane);
+      for (int64_t i = 0; i < in_plane; ++i) std::memcpy(copy + i * cg, image + i * C + g * cg, cg);
+      return copy;
     }
-    scratch.resize(static_cast<size_t>(cg * in_plane));
-    TransposeBytes(x_bytes + (b * C + g * cg) * in_plane, cg, in_plane, scratch.data());
-    return scratch.data();
+    uint8_t* planes = GrowTo(scratch, cg * in_plane);
+    TransposeBytes(x_bytes + (b * C + g * cg) * in_plane, cg, in_plane, planes);
+    return planes;
   };
   // Image b, group g into the padded buffer `pad` (channels-last or channel-major, as the packing).
   auto pad_image = [&](int64_t b, int64_t g, std::vector<uint8_t>& scratch, uint8_t* pad) {
@@ -186,9 +187,9 @@ void Int8Conv(const Tensor& x, int32_t x_zero_point, const Tensor& w, const std:
   // into y.
   auto run_images = [&](int64_t b0, int64_t images, int64_t g0 = 0, int64_t g1 = -1) {
     thread_local ConvScratch s;
-    s.rows.resize(static_cast<size_t>(images * out_plane * K + kIm2RowSlack));
-    s.padded.resize(static_cast<size_t>(cg * padded.plane + kIm2RowSlack));
-    if (!nhwc) s.out.resize(static_cast<size_t>(images * out_plane * mg * elem));
+    GrowTo(s.rows, images * out_plane * K + kIm2RowSlack);
+    GrowTo(s.padded, cg * padded.plane + kIm2RowSlack);
+    if (!nhwc) GrowTo(s.out, images * out_plane * mg * elem);
     for (int64_t g = g0; g < (g1 < 0 ? geometry.group : g1); ++g) {
       for (int64_t i = 0; i < images; ++i) {
         pad_image(b0 + i, g, s.positions, s.padded.data());
@@ -217,14 +218,14 @@ void Int8Conv(const Tensor& x, int32_t x_zero_point, const Tensor& w, const std:
         if (l0 == l1) continue;
         const int64_t p0 = l0 * win.out[2], count = (l1 - l0) * win.out[2];  // output positions of these lines
         thread_local ConvScratch s;
-        s.rows.resize(static_cast<size_t>(count * K + kIm2RowSlack));
+        GrowTo(s.rows, count * K + kIm2RowSlack);
         im2row(padded_x.data(), s.rows.data(), l0, l1);
         const Int8GemmA a{count, s.rows.data(), x_signed, K, &x_zero_point, false};
         if (nhwc) {
           uint8_t* dst = y_bytes + ((b * out_plane + p0) * M + g * mg) * elem;
           Int8Gemm(a, packed->groups[static_cast<size_t>(g)], gemm_out(g, dst, M));
         } else {
-          s.out.resize(static_cast<size_t>(count * mg * elem));
+          GrowTo(s.out, count * mg * elem);
           Int8Gemm(a, packed->groups[static_cast<size_t>(g)], gemm_out(g, s.out.data(), mg));
           store(b, p0, count, g, s.out.data());
         }

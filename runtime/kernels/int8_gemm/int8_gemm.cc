@@ -8,6 +8,7 @@
 
 #include "runtime/cpu_features.h"
 #include "runtime/error.h"
+#include "runtime/kernels/grow_only.h"
 #include "runtime/kernels/int8_gemm/int8_gemm_kernels.h"
 #include "runtime/quant_math.h"
 #include "runtime/threading.h"
@@ -192,8 +193,8 @@ void Int8Gemm(const Int8GemmA& a, const PackedInt8B& b, const Int8GemmOut& out) 
   const bool in_place = !wide && !a.is_signed && K % 4 == 0;
   const int64_t row_bytes = 4 * b.k_steps();
   const auto* src = static_cast<const uint8_t*>(a.data);
-  s.row_sum.resize(static_cast<size_t>(M));
-  if (!in_place) s.a.resize(static_cast<size_t>(M * row_bytes));
+  GrowTo(s.row_sum, M);
+  if (!in_place) GrowTo(s.a, M * row_bytes);
   const uint8_t* packed_a = in_place ? src : s.a.data();
   const int64_t a_row_bytes = in_place ? a.lda : row_bytes;
   int32_t* const row_sum = s.row_sum.data();
@@ -220,7 +221,7 @@ void Int8Gemm(const Int8GemmA& a, const PackedInt8B& b, const Int8GemmOut& out) 
   if (out.bias != nullptr) std::copy(out.bias, out.bias + N, s.bias.begin());
   // One zero point for all rows (per-tensor activations): its term a_zp * col_adjust[n] is taken off the bias
   // once (int32 wrapping, as the kernels subtract it) and the kernels see zero, instead of a multiply per output.
-  s.a_zero_point.resize(static_cast<size_t>(M));
+  GrowTo(s.a_zero_point, M);
   const int32_t a_shift = a.is_signed ? 128 : 0;
   if (a.zero_point_per_row) {
     for (int64_t m = 0; m < M; ++m) s.a_zero_point[static_cast<size_t>(m)] = a.zero_point[m] + a_shift;
