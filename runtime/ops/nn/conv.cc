@@ -19,6 +19,7 @@
 #include "runtime/kernels/gemm_f32/gemm_f32_avx2.h"
 #include "runtime/kernels/gemm_f32/gemm_f32_tile.h"
 #include "runtime/kernels/gemm_f32/row_major_gemm.h"
+#include "runtime/kernels/grow_only.h"
 #include "runtime/ops/math/elementwise.h"
 #include "runtime/ops/math/float_compute.h"
 #include "runtime/ops/nn/conv_activation.h"
@@ -246,8 +247,7 @@ void ConvNhwc(const ConvGeometry& g, const T* x, const T* w, const NhwcWeights<T
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
   for (int64_t u = 0; u < units; ++u) {
     thread_local std::vector<T> rows;
-    rows.resize(static_cast<size_t>(lines * OW * row_len));
-    run(u, rows.data());
+    run(u, GrowTo(rows, lines * OW * row_len));
   }
 }
 
