@@ -8,6 +8,7 @@
 #include <map>
 #include <random>
 #include <string>
+#include <vector>
 
 #include "runtime/activation_fusion.h"
 #include "runtime/graph.h"
@@ -88,9 +89,9 @@ TEST(QdqFuseActivation, IntegerConvolutionsTakeTheirActivationWithTheSameBits) {
 }
 
 // ResNet's int8 residual block ends: ConvIntegerToFloat -> Add(conv, z) -> Relu, where z is another
-// convolution's float output (the downsample) or the block's input; also Add(z, conv) with a Clip after it, an Add
-// with no activation after it, and a z that broadcasts ([1, C, 1, 1]: added in a pass of its own). Each fused node
-// gives the separate nodes' bits on 1 and 3 threads, channels last and first.
+// convolution's float output (the downsample); also Add(z, conv) with a Clip after it (a convolution without
+// bias), an Add with no activation after it, and a z that broadcasts ([1, C, 1, 1]: added in a pass of its own).
+// Each fused node gives the separate nodes' bits on 1 and 3 threads, channels last and first.
 TEST(QdqFuseActivation, ResidualAddsJoinTheIntegerConvolutionWithTheSameBits) {
   std::mt19937 rng(17);
   ModelBuilder b(13);
@@ -99,17 +100,21 @@ TEST(QdqFuseActivation, ResidualAddsJoinTheIntegerConvolutionWithTheSameBits) {
   Params(b, "q", 0.05f, Tensor::Scalar<uint8_t>(128));
   b.Node("QuantizeLinear", {"x", "q/scale", "q/zp"}, {"xq"});
   b.Node("DequantizeLinear", {"xq", "q/scale", "q/zp"}, {"xd"});
-  auto conv = [&](const std::string& in, const std::string& out, Shape w) {
+  auto conv = [&](const std::string& in, const std::string& out, Shape w, bool with_bias = true) {
     Weight(b, rng, out + "/w", DataType::kInt8, w, w[0], 0);
-    b.Initializer(out + "/b", Floats(rng, {w[0]}, -1.0f, 1.0f));
-    auto& n = b.Node("Conv", {in, out + "/w/dq", out + "/b"}, {out});
+    std::vector<std::string> inputs = {in, out + "/w/dq"};
+    if (with_bias) {
+      b.Initializer(out + "/b", Floats(rng, {w[0]}, -1.0f, 1.0f));
+      inputs.push_back(out + "/b");
+    }
+    auto& n = b.Node("Conv", inputs, {out});
     n.add_attribute()->CopyFrom(IntsAttr("pads", {w[2] / 2, w[3] / 2, w[2] / 2, w[3] / 2}));
   };
   conv("xd", "down", {32, 16, 1, 1});  // the block's skip: a float output read by the Add
   conv("xd", "c3", {32, 16, 3, 3});
   b.Node("Add", {"c3", "down"}, {"sum1"});
   b.Node("Relu", {"sum1"}, {"out1"});
-  conv("xd", "c4", {32, 16, 1, 1});
+  conv("xd", "c4", {32, 16, 1, 1}, false);  // no bias: the fused node's input 6 is empty
   b.Node("Add", {"out1", "c4"}, {"sum2"});  // the residual first, a Clip after
   b.Initializer("zero", Tensor::Scalar<float>(0.0f)).Initializer("six", Tensor::Scalar<float>(6.0f));
   b.Node("Clip", {"sum2", "zero", "six"}, {"out2"});
