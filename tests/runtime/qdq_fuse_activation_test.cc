@@ -8,7 +8,6 @@
 #include <map>
 #include <random>
 #include <string>
-#include <vector>
 
 #include "runtime/activation_fusion.h"
 #include "runtime/graph.h"
@@ -102,12 +101,9 @@ TEST(QdqFuseActivation, ResidualAddsJoinTheIntegerConvolutionWithTheSameBits) {
   b.Node("DequantizeLinear", {"xq", "q/scale", "q/zp"}, {"xd"});
   auto conv = [&](const std::string& in, const std::string& out, Shape w, bool with_bias = true) {
     Weight(b, rng, out + "/w", DataType::kInt8, w, w[0], 0);
-    std::vector<std::string> inputs = {in, out + "/w/dq"};
-    if (with_bias) {
-      b.Initializer(out + "/b", Floats(rng, {w[0]}, -1.0f, 1.0f));
-      inputs.push_back(out + "/b");
-    }
-    auto& n = b.Node("Conv", inputs, {out});
+    if (with_bias) b.Initializer(out + "/b", Floats(rng, {w[0]}, -1.0f, 1.0f));
+    auto& n = with_bias ? b.Node("Conv", {in, out + "/w/dq", out + "/b"}, {out})
+                        : b.Node("Conv", {in, out + "/w/dq"}, {out});
     n.add_attribute()->CopyFrom(IntsAttr("pads", {w[2] / 2, w[3] / 2, w[2] / 2, w[3] / 2}));
   };
   conv("xd", "down", {32, 16, 1, 1});  // the block's skip: a float output read by the Add
