@@ -21,6 +21,52 @@ namespace {
 using testing::ModelBuilder;
 using namespace qdq_test;
 
+// x quantized and dequantized as "xd": the input of the integer convolutions below.
+void QuantizedInput(ModelBuilder& b, const std::string& x, Shape shape) {
+  b.Input(x, DataType::kFloat, std::move(shape));
+  Params(b, "q", 0.05f, Tensor::Scalar<uint8_t>(128));
+  b.Node("QuantizeLinear", {x, "q/scale", "q/zp"}, {"xq"});
+  b.Node("DequantizeLinear", {"xq", "q/scale", "q/zp"}, {"xd"});
+}
+
+// Conv(in, DequantizeLinear(int8 w) [, float bias]) -> out, padded to keep the size (over the stride).
+void QdqConv(ModelBuilder& b, std::mt19937& rng, const std::string& in, const std::string& out, Shape w,
+             int64_t group = 1, int64_t stride = 1, bool with_bias = true) {
+  Weight(b, rng, out + "/w", DataType::kInt8, w, w[0], 0);
+  if (with_bias) b.Initializer(out + "/b", Floats(rng, {w[0]}, -1.0f, 1.0f));
+  auto& n = with_bias ? b.Node("Conv", {in, out + "/w/dq", out + "/b"}, {out})
+                      : b.Node("Conv", {in, out + "/w/dq"}, {out});
+  n.add_attribute()->CopyFrom(IntsAttr("pads", {w[2] / 2, w[3] / 2, w[2] / 2, w[3] / 2}));
+  n.add_attribute()->CopyFrom(IntsAttr("strides", {stride, stride}));
+  n.add_attribute()->CopyFrom(IntAttr("group", group));
+}
+
+// On 1 and 3 threads, channels last and first: the session with float fusion (whose graph check(f) inspects)
+// gives the bits of the session without it (ConvIntegerToFloat, then the fused nodes' own nodes).
+template <class Check>
+void ExpectFusedHasTheSeparateNodesBits(const std::shared_ptr<const Graph>& g,
+                                        const std::map<std::string, Tensor>& feeds, Check check) {
+  const int saved = omp_get_max_threads();
+  for (int threads : {1, 3}) {
+    omp_set_num_threads(threads);
+    for (bool channels_last : {true, false}) {
+      SCOPED_TRACE(std::string(channels_last ? "channels last" : "channels first") + ", threads " +
+                   std::to_string(threads));
+      SessionOptions fused, plain;
+      fused.channels_last = plain.channels_last = channels_last;
+      plain.fuse_float_patterns = false;
+      Session f(g, fused), p(g, plain);
+      check(f);
+      const std::vector<Tensor> got = f.Run(feeds), want = p.Run(feeds);
+      for (size_t o = 0; o < want.size(); ++o) {
+        ASSERT_EQ(got[o].shape(), want[o].shape());
+        EXPECT_EQ(0, std::memcmp(got[o].raw(), want[o].raw(), want[o].nbytes())) << g->outputs[o].name;
+      }
+    }
+  }
+  omp_set_num_threads(saved);
+}
+
 // EfficientNet's and RegNet's integer layers with float outputs: a strided 3x3 convolution then SiLU, a
 // depthwise one then Relu, a grouped one (4 groups of 8 channels, shared between threads by groups) then
 // Clip(0, 6), a pointwise one large enough for threads and for several blocks of rows on one thread
@@ -28,121 +74,67 @@ using namespace qdq_test;
 TEST(QdqFuseActivation, IntegerConvolutionsTakeTheirActivationWithTheSameBits) {
   std::mt19937 rng(11);
   ModelBuilder b(13);
-  b.Input("x", DataType::kFloat, {1, 8, 56, 40});
-  Params(b, "q", 0.05f, Tensor::Scalar<uint8_t>(128));
-  b.Node("QuantizeLinear", {"x", "q/scale", "q/zp"}, {"xq"});
-  b.Node("DequantizeLinear", {"xq", "q/scale", "q/zp"}, {"xd"});
-  auto conv = [&](const std::string& in, const std::string& out, Shape w, int64_t group, int64_t stride) {
-    Weight(b, rng, out + "/w", DataType::kInt8, w, w[0], 0);
-    b.Initializer(out + "/b", Floats(rng, {w[0]}, -1.0f, 1.0f));
-    auto& n = b.Node("Conv", {in, out + "/w/dq", out + "/b"}, {out + "/conv"});
-    n.add_attribute()->CopyFrom(IntsAttr("pads", {w[2] / 2, w[3] / 2, w[2] / 2, w[3] / 2}));
-    n.add_attribute()->CopyFrom(IntsAttr("strides", {stride, stride}));
-    n.add_attribute()->CopyFrom(IntAttr("group", group));
-  };
+  QuantizedInput(b, "x", {1, 8, 56, 40});
   auto silu = [&b](const std::string& in, const std::string& out) {
     b.Node("Sigmoid", {in}, {out + "/sigmoid"});
     b.Node("Mul", {in, out + "/sigmoid"}, {out});
   };
-  conv("xd", "stem", {32, 8, 3, 3}, 1, 2);  // [1, 32, 28, 20]
+  QdqConv(b, rng, "xd", "stem/conv", {32, 8, 3, 3}, 1, 2);  // [1, 32, 28, 20]
   silu("stem/conv", "stem");
   b.Node("QuantizeLinear", {"stem", "q/scale", "q/zp"}, {"sq"});
   b.Node("DequantizeLinear", {"sq", "q/scale", "q/zp"}, {"sd"});
-  conv("sd", "dw", {32, 1, 3, 3}, 32, 1);
+  QdqConv(b, rng, "sd", "dw/conv", {32, 1, 3, 3}, 32);
   b.Node("Relu", {"dw/conv"}, {"dw"});
-  conv("sd", "grouped", {32, 8, 3, 3}, 4, 1);
+  QdqConv(b, rng, "sd", "grouped/conv", {32, 8, 3, 3}, 4);
   b.Initializer("zero", Tensor::Scalar<float>(0.0f)).Initializer("six", Tensor::Scalar<float>(6.0f));
   b.Node("Clip", {"grouped/conv", "zero", "six"}, {"grouped"});
-  conv("sd", "wide", {400, 32, 1, 1}, 1, 1);
+  QdqConv(b, rng, "sd", "wide/conv", {400, 32, 1, 1});
   silu("wide/conv", "wide");
-  conv("sd", "shared", {16, 32, 1, 1}, 1, 1);
+  QdqConv(b, rng, "sd", "shared/conv", {16, 32, 1, 1});
   b.Node("Relu", {"shared/conv"}, {"shared"});
   b.Node("Neg", {"shared/conv"}, {"other_reader"});
   for (const char* o : {"stem", "dw", "grouped", "wide", "shared", "other_reader"}) b.Output(o, DataType::kFloat);
   const auto g = std::make_shared<const Graph>(GraphFromModel(b.model(), "", "qdq_activations.onnx"));
-  const std::map<std::string, Tensor> feeds = {{"x", Floats(rng, {1, 8, 56, 40}, -6.0f, 6.0f)}};
-  const int saved = omp_get_max_threads();
-  for (int threads : {1, 3}) {
-    omp_set_num_threads(threads);
-    for (bool channels_last : {true, false}) {
-      SessionOptions fused, plain;
-      fused.channels_last = plain.channels_last = channels_last;
-      plain.fuse_float_patterns = false;  // ConvIntegerToFloat, then the activation's own nodes
-      Session f(g, fused), p(g, plain);
-      EXPECT_EQ(f.fused().float_output, 5);
-      EXPECT_EQ(f.fused_float().conv_activations, 4);  // stem, dw, grouped, wide; shared's output is read twice
-      int with_activation = 0;
-      for (const Node& n : f.graph().nodes) with_activation += IsConvIntegerToFloat(n) && HasActivation(n);
-      EXPECT_EQ(with_activation, 4);
-      EXPECT_EQ(Count(f.graph(), "Relu"), 1);
-      EXPECT_EQ(Count(f.graph(), "Clip") + Count(f.graph(), "Sigmoid"), 0);
-      const std::vector<Tensor> got = f.Run(feeds), want = p.Run(feeds);
-      for (size_t o = 0; o < want.size(); ++o) {
-        ASSERT_EQ(got[o].shape(), want[o].shape());
-        EXPECT_EQ(0, std::memcmp(got[o].raw(), want[o].raw(), want[o].nbytes()))
-            << g->outputs[o].name << (channels_last ? " channels last" : " channels first") << ", threads " << threads;
-      }
-    }
-  }
-  omp_set_num_threads(saved);
+  ExpectFusedHasTheSeparateNodesBits(g, {{"x", Floats(rng, {1, 8, 56, 40}, -6.0f, 6.0f)}}, [](const Session& f) {
+    EXPECT_EQ(f.fused().float_output, 5);
+    EXPECT_EQ(f.fused_float().conv_activations, 4);  // stem, dw, grouped, wide; shared's output is read twice
+    int with_activation = 0;
+    for (const Node& n : f.graph().nodes) with_activation += IsConvIntegerToFloat(n) && HasActivation(n);
+    EXPECT_EQ(with_activation, 4);
+    EXPECT_EQ(Count(f.graph(), "Relu"), 1);
+    EXPECT_EQ(Count(f.graph(), "Clip") + Count(f.graph(), "Sigmoid"), 0);
+  });
 }
 
 // ResNet's int8 residual block ends: ConvIntegerToFloat -> Add(conv, z) -> Relu, where z is another
 // convolution's float output (the downsample); also Add(z, conv) with a Clip after it (a convolution without
 // bias), an Add with no activation after it, and a z that broadcasts ([1, C, 1, 1]: added in a pass of its own).
-// Each fused node gives the separate nodes' bits on 1 and 3 threads, channels last and first.
 TEST(QdqFuseActivation, ResidualAddsJoinTheIntegerConvolutionWithTheSameBits) {
   std::mt19937 rng(17);
   ModelBuilder b(13);
-  b.Input("x", DataType::kFloat, {1, 16, 36, 30});
+  QuantizedInput(b, "x", {1, 16, 36, 30});
   b.Input("s", DataType::kFloat, {1, 32, 1, 1});
-  Params(b, "q", 0.05f, Tensor::Scalar<uint8_t>(128));
-  b.Node("QuantizeLinear", {"x", "q/scale", "q/zp"}, {"xq"});
-  b.Node("DequantizeLinear", {"xq", "q/scale", "q/zp"}, {"xd"});
-  auto conv = [&](const std::string& in, const std::string& out, Shape w, bool with_bias = true) {
-    Weight(b, rng, out + "/w", DataType::kInt8, w, w[0], 0);
-    if (with_bias) b.Initializer(out + "/b", Floats(rng, {w[0]}, -1.0f, 1.0f));
-    auto& n = with_bias ? b.Node("Conv", {in, out + "/w/dq", out + "/b"}, {out})
-                        : b.Node("Conv", {in, out + "/w/dq"}, {out});
-    n.add_attribute()->CopyFrom(IntsAttr("pads", {w[2] / 2, w[3] / 2, w[2] / 2, w[3] / 2}));
-  };
-  conv("xd", "down", {32, 16, 1, 1});  // the block's skip: a float output read by the Add
-  conv("xd", "c3", {32, 16, 3, 3});
+  QdqConv(b, rng, "xd", "down", {32, 16, 1, 1});  // the block's skip: a float output read by the Add
+  QdqConv(b, rng, "xd", "c3", {32, 16, 3, 3});
   b.Node("Add", {"c3", "down"}, {"sum1"});
   b.Node("Relu", {"sum1"}, {"out1"});
-  conv("xd", "c4", {32, 16, 1, 1}, false);  // no bias: the fused node's input 6 is empty
-  b.Node("Add", {"out1", "c4"}, {"sum2"});  // the residual first, a Clip after
+  QdqConv(b, rng, "xd", "c4", {32, 16, 1, 1}, 1, 1, false);  // no bias: the fused node's input 6 is empty
+  b.Node("Add", {"out1", "c4"}, {"sum2"});                     // the residual first, a Clip after
   b.Initializer("zero", Tensor::Scalar<float>(0.0f)).Initializer("six", Tensor::Scalar<float>(6.0f));
   b.Node("Clip", {"sum2", "zero", "six"}, {"out2"});
-  conv("xd", "c5", {32, 16, 3, 3});
+  QdqConv(b, rng, "xd", "c5", {32, 16, 3, 3});
   b.Node("Add", {"c5", "out2"}, {"out3"});  // no activation
-  conv("xd", "c6", {32, 16, 1, 1});
+  QdqConv(b, rng, "xd", "c6", {32, 16, 1, 1});
   b.Node("Add", {"c6", "s"}, {"sum4"});  // z broadcasts
   b.Node("Relu", {"sum4"}, {"out4"});
   for (const char* o : {"out1", "out3", "out4"}) b.Output(o, DataType::kFloat);
   const auto g = std::make_shared<const Graph>(GraphFromModel(b.model(), "", "qdq_residuals.onnx"));
   const std::map<std::string, Tensor> feeds = {{"x", Floats(rng, {1, 16, 36, 30}, -6.0f, 6.0f)},
                                                {"s", Floats(rng, {1, 32, 1, 1}, -2.0f, 2.0f)}};
-  const int saved = omp_get_max_threads();
-  for (int threads : {1, 3}) {
-    omp_set_num_threads(threads);
-    for (bool channels_last : {true, false}) {
-      SessionOptions fused, plain;
-      fused.channels_last = plain.channels_last = channels_last;
-      plain.fuse_float_patterns = false;  // ConvIntegerToFloat, then the Add and activation nodes
-      Session f(g, fused), p(g, plain);
-      EXPECT_EQ(f.fused_float().conv_sums, 4);
-      EXPECT_EQ(Count(f.graph(), "Add") + Count(f.graph(), "Relu") + Count(f.graph(), "Clip"), 0);
-      EXPECT_EQ(Count(p.graph(), "Add"), 4);
-      const std::vector<Tensor> got = f.Run(feeds), want = p.Run(feeds);
-      for (size_t o = 0; o < want.size(); ++o) {
-        ASSERT_EQ(got[o].shape(), want[o].shape());
-        EXPECT_EQ(0, std::memcmp(got[o].raw(), want[o].raw(), want[o].nbytes()))
-            << g->outputs[o].name << (channels_last ? " channels last" : " channels first") << ", threads " << threads;
-      }
-    }
-  }
-  omp_set_num_threads(saved);
+  ExpectFusedHasTheSeparateNodesBits(g, feeds, [](const Session& f) {
+    EXPECT_EQ(f.fused_float().conv_sums, 4);
+    EXPECT_EQ(Count(f.graph(), "Add") + Count(f.graph(), "Relu") + Count(f.graph(), "Clip"), 0);
+  });
 }
 
 }  // namespace
