@@ -6,7 +6,8 @@
 namespace ptq {
 
 // dst[c * rows + r] = src[r * cols + c] for r < rows, c < cols. 16 x 16 blocks go through SSE2
-// unpack stages on x86-64; the borders (and other CPUs) use a plain loop. REQUIRES: no overlap.
+// unpack stages on x86-64, and 3 rows into rows of 3 (an RGB image's planes to positions) through SSSE3 byte
+// shuffles on AVX2 CPUs; the borders (and other CPUs) use a plain loop. REQUIRES: no overlap.
 void TransposeBytes(const uint8_t* src, int64_t rows, int64_t cols, uint8_t* dst);
 // The same with dst rows dst_stride bytes apart: dst[c * dst_stride + r] = src[r * cols + c].
 void TransposeBytes(const uint8_t* src, int64_t rows, int64_t cols, uint8_t* dst, int64_t dst_stride);
