@@ -7,6 +7,7 @@
 #include "runtime/kernels/conv/conv_geometry.h"
 #include "runtime/kernels/conv/int8_conv.h"
 #include "runtime/kernels/conv/int_conv_reference.h"
+#include "runtime/kernels/vector/residual_row.h"
 #include "runtime/ops/nn/conv_activation.h"
 #include "runtime/ops/quantization/integer_to_float.h"
 #include "runtime/channels_last_layout.h"
@@ -81,9 +82,8 @@ class ConvIntegerKernel : public Kernel {
       const float* z_at_y = z->data<float>();
       const float* y_begin = y.data<float>();
       with_residual = [act, z_at_y, y_begin](float* out, int64_t n) {
-        const float* r = z_at_y + (out - y_begin);
-        for (int64_t i = 0; i < n; ++i) out[i] += r[i];
-        ApplyActivation(act, out, n);
+        AddResidualRow(out, z_at_y + (out - y_begin), n, act.clamp, act.lo, act.hi);
+        if (act.silu) ApplySilu(out, n);
       };
     }
     const FloatRowFinish* finish = z != nullptr ? (in_store ? &with_residual : nullptr) : finish_ ? &finish_ : nullptr;
