@@ -9,6 +9,7 @@
 
 #include "runtime/cpu_features.h"
 #include "runtime/kernels/conv/depthwise_nhwc_interior.h"
+#include "runtime/kernels/grow_only.h"
 #include "runtime/kernels/vector/requantize_row.h"
 #include "runtime/threading.h"
 
@@ -226,7 +227,11 @@ void Int8DepthwiseConvNhwc(const uint8_t* x, bool x_signed, int32_t x_zero_point
     auto* yn = static_cast<uint8_t*>(y) + n * l.OH * l.OW * l.M * elem;
     ForEachRowBlock(l, [&](int64_t oh_begin, int64_t oh_end) {
       // Input row ih, converted once, is in slot ih % span of the ring while the output rows that read it run.
-      std::vector<float> ring(static_cast<size_t>(span * row_len)), acc(static_cast<size_t>(l.OW * l.M));
+      // The ring and the accumulators are the thread's scratch, written before they are read (value-initialised
+      // vectors per block were 0.9% of EfficientNet-B0 int8's samples, in memset).
+      thread_local std::vector<float> ring_scratch, acc_scratch;
+      float* const ring = GrowTo(ring_scratch, span * row_len);
+      float* const acc = GrowTo(acc_scratch, l.OW * l.M);
       std::vector<int64_t> held(static_cast<size_t>(span), -1);
       std::vector<const float*> in_rows(static_cast<size_t>(l.KH));
       for (int64_t oh = oh_begin; oh < oh_end; ++oh) {
@@ -236,16 +241,16 @@ void Int8DepthwiseConvNhwc(const uint8_t* x, bool x_signed, int32_t x_zero_point
             in_rows[static_cast<size_t>(kh)] = nullptr;
             continue;
           }
-          float* slot = ring.data() + ih % span * row_len;
+          float* slot = ring + ih % span * row_len;
           if (held[static_cast<size_t>(ih % span)] != ih) {
             CenterBytes(image + ih * row_len, x_signed, x_zero_point, row_len, slot);
             held[static_cast<size_t>(ih % span)] = ih;
           }
           in_rows[static_cast<size_t>(kh)] = slot;
         }
-        rows.Run(in_rows.data(), acc.data());
+        rows.Run(in_rows.data(), acc);
         for (int64_t ow = 0; ow < l.OW; ++ow) {
-          RequantizeChannels(acc.data() + ow * l.M, l.M, bias, multiplier, y_zero_point, out,
+          RequantizeChannels(acc + ow * l.M, l.M, bias, multiplier, y_zero_point, out,
                              yn + (oh * l.OW + ow) * l.M * elem, float_bias);
         }
         if (finish != nullptr && out == Int8Output::kFloat) {
