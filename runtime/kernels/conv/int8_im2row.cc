@@ -101,13 +101,21 @@ void Im2Row(const uint8_t* padded, int64_t channels, const Window3& w, const Pad
 
 void PadPositions(const uint8_t* x_hwc, int64_t channels, const Window3& w, const PaddedGeometry& p, uint8_t pad_value,
                   uint8_t* dst) {
-  std::fill(dst, dst + channels * p.plane, pad_value);
+  // Row by row of the padded grid: a row outside the input all pad_value; else its left padding, the input row,
+  // its right padding (filling the whole grid first, then copying the input over it, wrote every byte twice).
   const int64_t run = w.in[2] * channels;  // one input row of positions
-  for (int64_t d = 0; d < w.in[0]; ++d) {
-    for (int64_t h = 0; h < w.in[1]; ++h) {
-      const uint8_t* src = x_hwc + (d * w.in[1] + h) * run;
-      uint8_t* out = dst + (((d + w.pad[0]) * p.dims[1] + h + w.pad[1]) * p.dims[2] + w.pad[2]) * channels;
-      std::memcpy(out, src, static_cast<size_t>(run));
+  const int64_t row = p.dims[2] * channels, left = w.pad[2] * channels;
+  for (int64_t d = 0; d < p.dims[0]; ++d) {
+    for (int64_t h = 0; h < p.dims[1]; ++h) {
+      uint8_t* out = dst + (d * p.dims[1] + h) * row;
+      const int64_t id = d - w.pad[0], ih = h - w.pad[1];
+      if (id < 0 || id >= w.in[0] || ih < 0 || ih >= w.in[1]) {
+        std::fill(out, out + row, pad_value);
+        continue;
+      }
+      std::fill(out, out + left, pad_value);
+      std::memcpy(out + left, x_hwc + (id * w.in[1] + ih) * run, static_cast<size_t>(run));
+      std::fill(out + left + run, out + row, pad_value);
     }
   }
 }
