@@ -27,8 +27,7 @@ class ConvIntegerKernel : public Kernel {
     // ConvIntegerToFloat [-> Add of a residual] -> Relu / Clip or SiLU, fused by the session (float_fusion.h):
     // applied to each block of outputs as it is stored, the same bits as the nodes.
     act_ = to_float ? ReadConvActivation(*init.attrs, "ConvIntegerToFloat") : ConvActivation{};
-    const ConvActivation act = act_;
-    if (act.clamp || act.silu) finish_ = [act](float* row, int64_t n) { ApplyActivation(act, row, n); };
+    if (act_.clamp || act_.silu) finish_ = [act = act_](float* row, int64_t n) { ApplyActivation(act, row, n); };
     const Tensor* w = init.const_inputs.size() > 1 ? init.const_inputs[1] : nullptr;
     const bool zp_absent = init.num_inputs <= w_zp_;
     const Tensor* zp = zp_absent ? nullptr : init.const_inputs[static_cast<size_t>(w_zp_)];
@@ -73,20 +72,17 @@ class ConvIntegerKernel : public Kernel {
     const bool use_packed = packed_ && packed_->w_shape == w.shape() && packed_->dtype == w.dtype() &&
                             packed_->group == geometry.group;
     Tensor y = Tensor::Uninitialized(to_float_ ? DataType::kFloat : DataType::kInt32, geometry.output_shape());
-    // A residual of y's shape is added, then the activation applied, to each block of outputs as it is stored;
-    // one that broadcasts, in passes of their own after.
+    // Applied to each block of outputs as it is stored: the activation alone, or a residual of y's shape then the
+    // activation. A residual that broadcasts is added, then the activation applied, in passes after.
     const bool in_store = z == nullptr || z->shape() == y.shape();
     FloatRowFinish with_residual;
     if (z != nullptr && in_store) {
-      const ConvActivation act = act_;
-      const float* z_at_y = z->data<float>();
-      const float* y_begin = y.data<float>();
-      with_residual = [act, z_at_y, y_begin](float* out, int64_t n) {
+      with_residual = [act = act_, z_at_y = z->data<float>(), y_begin = y.data<float>()](float* out, int64_t n) {
         AddResidualRow(out, z_at_y + (out - y_begin), n, act.clamp, act.lo, act.hi);
         if (act.silu) ApplySilu(out, n);
       };
     }
-    const FloatRowFinish* finish = z != nullptr ? (in_store ? &with_residual : nullptr) : finish_ ? &finish_ : nullptr;
+    const FloatRowFinish* finish = z == nullptr ? (finish_ ? &finish_ : nullptr) : in_store ? &with_residual : nullptr;
     Int8Conv(x, x_zero_point, w, w_zero_points, geometry, use_packed ? &*packed_ : nullptr, nullptr,
              to_float_ ? Int8Output::kFloat : Int8Output::kInt32, to_float_ ? scaling.multiplier.data() : nullptr, 0,
              y, to_float_ ? scaling.bias.data() : nullptr, finish);
