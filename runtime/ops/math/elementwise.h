@@ -203,11 +203,20 @@ template <class Fn, class = void>
 struct HasArrayAvx2 : std::false_type {};
 template <class Fn>
 struct HasArrayAvx2<Fn, std::void_t<decltype(&Fn::ArrayAvx2)>> : std::true_type {};
+// Likewise `static void ArrayAvx512(...)`, run instead of the compiler's AVX-512 clone.
+template <class Fn, class = void>
+struct HasArrayAvx512 : std::false_type {};
+template <class Fn>
+struct HasArrayAvx512<Fn, std::void_t<decltype(&Fn::ArrayAvx512)>> : std::true_type {};
 
 template <class In, class Out, class Fn>
 void MapArray(const In* __restrict x, Out* __restrict y, int64_t n, const Fn& fn) {
   if (UseAvx512Clone<In, Out>()) {
-    MapArrayAvx512(x, y, n, fn);
+    if constexpr (HasArrayAvx512<Fn>::value && std::is_same<In, float>::value && std::is_same<Out, float>::value) {
+      Fn::ArrayAvx512(x, y, n);
+    } else {
+      MapArrayAvx512(x, y, n, fn);
+    }
   } else if (UseAvx2Clone<In, Out>()) {
     if constexpr (HasArrayAvx2<Fn>::value && std::is_same<In, float>::value && std::is_same<Out, float>::value) {
       Fn::ArrayAvx2(x, y, n);
