@@ -312,26 +312,36 @@ TEST(ConvSweepTest, LargeWeightsInKSlicesHaveTheBitsOfOneProduct) {
 // 16 input and 8 to 40 output channels per group; a residual and a clamp) computed without an im2row matrix
 // have the bits of Im2RowNhwc rows times each group's packed weights, on 1 and 3 threads. So do those of 1 to 7
 // channels in one group (stems: the taps are kernel rows, copied with zeros where they cross the image's left or
-// right border), with windows dilated only vertically, and a 7 x 7 stride-2 stem of 3 channels padded by 3.
+// right border), with windows dilated only vertically, and a 7 x 7 stride-2 stem of 3 channels padded by 3. And rows
+// of 13 to 24 positions, so that the last tile of 12 positions in zmm registers (AVX-512) holds 1 to 12.
 TEST(ConvSweepTest, DirectChannelsLastConvHasTheBitsOfIm2RowTimesPackedWeights) {
   if (!GetCpuFeatures().avx2_fma) GTEST_SKIP() << "the direct kernel needs AVX2 and FMA";
   std::mt19937 rng(31);
   const auto pick = [&rng](int64_t lo, int64_t hi) { return std::uniform_int_distribution<int64_t>(lo, hi)(rng); };
   const int saved = omp_get_max_threads();
-  for (int trial = 0; trial < 40; ++trial) {
+  for (int trial = 0; trial < 52; ++trial) {
     Window win = RandomWindow(rng, 2, 2);
     win.input = {pick(5, 30), pick(5, 30)};
-    const bool stem = trial >= 24;  // few channels, one group
+    const bool stem = trial >= 24 && trial < 40;  // few channels, one group
+    const bool row = trial >= 40;  // one row of 13 to 24 positions: every count of positions of the last zmm tile
+    if (row) {
+      win.kernel = {3, 3};
+      win.strides = {1, 1};
+      win.dilations = {1, 1};
+      win.pads = {1, 1, 1, 1};
+      win.input = {1, trial - 27};
+    }
     if (stem) win.dilations[1] = 1;
-    if (trial >= 38) {
+    if (trial >= 38 && stem) {
       win.kernel = {7, 7};
       win.strides = {2, 2};
       win.dilations = {1, 1};
       win.pads = {3, 3, 3, 3};
       win.input = {pick(4, 30), pick(4, 30)};
     }
-    const int64_t group = stem ? 1 : 1 + trial % 4, cg = stem ? (trial >= 38 ? 3 : 1 + trial % 7) : 8 + trial % 9;
-    const int64_t mg = 8 * pick(1, 5);
+    const int64_t group = stem ? 1 : row ? 2 : 1 + trial % 4;
+    const int64_t cg = stem ? (trial >= 38 ? 3 : 1 + trial % 7) : row ? 16 : 8 + trial % 9;
+    const int64_t mg = row ? 16 : 8 * pick(1, 5);
     const int64_t C = group * cg, M = group * mg, N = 1 + trial % 2, T = win.kernel[0] * win.kernel[1];
     ConvAttributes attrs;
     attrs.kernel_shape = win.kernel;
