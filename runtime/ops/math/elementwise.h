@@ -393,6 +393,44 @@ void BinaryRun(const typename EA::Storage* __restrict a, int64_t sa, const typen
   BinaryRunLoop<EA, EB, EO>(a, sa, b, sb, out, n, fn);
 }
 
+// Runs r in [r0, r1) of n elements each: BinaryRunLoop of a + r * ra, b + r * rb into out + r * n. One call for
+// many short runs (a channels-last tensor times a per-channel scale: 12544 runs of 32 values in EfficientNet-B0,
+// where a call and an odometer step per run took 0.135 ms against 0.059 in one call, Zen 4).
+template <class EA, class EB, class EO, class Fn>
+__attribute__((always_inline)) inline void BinaryRowsLoop(const typename EA::Storage* a, int64_t ra, int64_t sa,
+                                                          const typename EB::Storage* b, int64_t rb, int64_t sb,
+                                                          typename EO::Storage* out, int64_t r0, int64_t r1,
+                                                          int64_t n, const Fn& fn) {
+  for (int64_t r = r0; r < r1; ++r) BinaryRunLoop<EA, EB, EO>(a + r * ra, sa, b + r * rb, sb, out + r * n, n, fn);
+}
+template <class EA, class EB, class EO, class Fn>
+PTQ_TARGET_AVX2 void BinaryRowsAvx2(const typename EA::Storage* a, int64_t ra, int64_t sa,
+                                    const typename EB::Storage* b, int64_t rb, int64_t sb,
+                                    typename EO::Storage* out, int64_t r0, int64_t r1, int64_t n, const Fn& fn) {
+  BinaryRowsLoop<EA, EB, EO>(a, ra, sa, b, rb, sb, out, r0, r1, n, fn);
+}
+template <class EA, class EB, class EO, class Fn>
+PTQ_TARGET_AVX512 void BinaryRowsAvx512(const typename EA::Storage* a, int64_t ra, int64_t sa,
+                                        const typename EB::Storage* b, int64_t rb, int64_t sb,
+                                        typename EO::Storage* out, int64_t r0, int64_t r1, int64_t n, const Fn& fn) {
+  BinaryRowsLoop<EA, EB, EO>(a, ra, sa, b, rb, sb, out, r0, r1, n, fn);
+}
+template <class EA, class EB, class EO, class Fn>
+void BinaryRows(const typename EA::Storage* a, int64_t ra, int64_t sa, const typename EB::Storage* b, int64_t rb,
+                int64_t sb, typename EO::Storage* out, int64_t r0, int64_t r1, int64_t n, const Fn& fn) {
+  if constexpr (std::is_same<typename EA::Storage, float>::value) {
+    if (UseAvx512Clone<typename EB::Storage, typename EO::Storage>()) {
+      BinaryRowsAvx512<EA, EB, EO>(a, ra, sa, b, rb, sb, out, r0, r1, n, fn);
+      return;
+    }
+    if (UseAvx2Clone<typename EB::Storage, typename EO::Storage>()) {
+      BinaryRowsAvx2<EA, EB, EO>(a, ra, sa, b, rb, sb, out, r0, r1, n, fn);
+      return;
+    }
+  }
+  BinaryRowsLoop<EA, EB, EO>(a, ra, sa, b, rb, sb, out, r0, r1, n, fn);
+}
+
 // C = fn(A, B) element-wise with numpy broadcasting; C has EO's type.
 template <class EA, class EB, class EO, class Fn>
 Tensor BroadcastBinary(const Tensor& a, const Tensor& b, const Fn& fn) {
@@ -401,6 +439,15 @@ Tensor BroadcastBinary(const Tensor& a, const Tensor& b, const Fn& fn) {
   const auto* pa = a.data<typename EA::Storage>();
   const auto* pb = b.data<typename EB::Storage>();
   auto* pc = c.data<typename EO::Storage>();
+  if (p.outer_dims.size() == 1 && p.out_size > 0) {  // runs along one outer axis: no odometer, one call per chunk
+    const int64_t n = p.inner;
+    ForEachChunk(p.outer_dims[0], std::max<int64_t>(1, 1024 / n), ElementwiseThreads(p.out_size),
+                 [&](int64_t r0, int64_t r1) {
+                   BinaryRows<EA, EB, EO>(pa, p.outer_strides[0][0], p.inner_step[0], pb, p.outer_strides[1][0],
+                                          p.inner_step[1], pc, r0, r1, n, fn);
+                 });
+    return c;
+  }
   ForEachRun(p, [&](const int64_t* off, int64_t out_off, int64_t n) {
     BinaryRun<EA, EB, EO>(pa + off[0], p.inner_step[0], pb + off[1], p.inner_step[1], pc + out_off, n, fn);
   });
