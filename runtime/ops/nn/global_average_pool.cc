@@ -20,9 +20,22 @@ PTQ_ALWAYS_INLINE void PlanesLoop(const T* x, int64_t planes, int64_t S, T* y) {
 PTQ_TARGET_AVX2 void PlanesAvx2(const float* x, int64_t planes, int64_t S, float* y) { PlanesLoop(x, planes, S, y); }
 
 // Channels last, one image (x: its S positions of C channels): y[c] = sum_s x[s, c] / S, the positions added in
-// order.
+// order. 32 channels are summed in registers: with so few, each position's sums into y in memory waited for the
+// previous position's stores (EfficientNet-B0's 112 x 112 x 32 pool: 0.054 -> 0.029 ms, ONNX Runtime's 0.029).
+// With more, those chains are many and independent; blocks of 32 in registers, each a pass over all positions,
+// made RegNet-Y-800MF's pools at batch 8 (64 channels and more) 1.14-1.6x slower.
 template <class T>
 PTQ_ALWAYS_INLINE void PositionsLoop(const T* x, int64_t S, int64_t C, T* y) {
+  constexpr int64_t kBlock = 32;
+  if (C == kBlock) {
+    T acc[kBlock] = {};
+    for (int64_t s = 0; s < S; ++s) {
+      const T* __restrict row = x + s * C;
+      for (int64_t c = 0; c < kBlock; ++c) acc[c] += row[c];
+    }
+    for (int64_t c = 0; c < kBlock; ++c) y[c] = acc[c] / static_cast<T>(S);
+    return;
+  }
   T* __restrict yc = y;
   for (int64_t c = 0; c < C; ++c) yc[c] = T(0);
   for (int64_t s = 0; s < S; ++s) {

@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
 #include <vector>
 
 #include "tests/runtime/ops/nn_test_util.h"
@@ -93,11 +94,9 @@ TEST(GlobalPoolTest, AverageAndMaxKeepTheRank) {
   EXPECT_EQ(testing::ToVector<uint8_t>(y8), (std::vector<uint8_t>{9, 200}));
 }
 
-// Inputs large enough to share between threads (3 images, 40 x 40 positions, 56 channels: blocks of 16 channels, the
-// last one short; and the same values channels first, by planes) give, on 1 and 3 threads, each channel's sum of its
-// positions in order divided by their count, bit for bit.
-TEST(GlobalPoolTest, AverageSharedBetweenThreadsSumsEachChannelInOrder) {
-  const int64_t N = 3, S = 40 * 40, C = 56;
+// GlobalPoolTest.AverageSharedBetweenThreadsSumsEachChannelInOrder for C channels.
+void ExpectChannelSumsInOrder(int64_t C) {
+  const int64_t N = 3, S = 40 * 40;
   std::vector<float> last(static_cast<size_t>(N * S * C)), first(last.size()), want(static_cast<size_t>(N * C));
   for (int64_t n = 0; n < N; ++n) {
     for (int64_t s = 0; s < S; ++s) {
@@ -134,6 +133,16 @@ TEST(GlobalPoolTest, AverageSharedBetweenThreadsSumsEachChannelInOrder) {
     EXPECT_EQ(got, first_on_one) << threads << " threads, channels first";
   }
   omp_set_num_threads(saved);
+}
+
+// Inputs large enough to share between threads (3 images, 40 x 40 positions, 56 channels: blocks of 16 channels, the
+// last one short; 32 channels, summed in registers; and the same values channels first, by planes) give, on 1 and 3
+// threads, each channel's sum of its positions in order divided by their count, bit for bit.
+TEST(GlobalPoolTest, AverageSharedBetweenThreadsSumsEachChannelInOrder) {
+  for (const int64_t C : {56, 32}) {
+    SCOPED_TRACE(std::to_string(C) + " channels");
+    ExpectChannelSumsInOrder(C);
+  }
 }
 
 }  // namespace
