@@ -244,16 +244,19 @@ void Int8Conv(const Tensor& x, int32_t x_zero_point, const Tensor& w, const std:
     }
   };
   // Several images and threads: each thread takes whole images (im2row and stores included), unless one
-  // image is big enough to be shared out by its output lines.
+  // image is big enough to be shared out by its output lines or groups and the images do not divide evenly
+  // between the threads. Sharing each image of a batch of 8 by lines or groups instead kept one thread's
+  // padding per image serial and woke the threads once per image: RegNet-Y-800MF int8 at batch 8 ran 1.1x
+  // faster on two threads than on one (its 3-channel stem 1.0x, its grouped 3 x 3s 1.0-1.6x).
   const int64_t macs_per_image = out_plane * K * M;
   const int threads = InParallelRegion() ? 1 : omp_get_max_threads();
-  if (threads > 1 && geometry.batch > 1 && macs_per_image < kSplitGemmMacs &&
-      geometry.batch * macs_per_image >= kParallelImagesMacs) {
+  if (threads > 1 && geometry.batch > 1 && geometry.batch * macs_per_image >= kParallelImagesMacs &&
+      (macs_per_image < kSplitGemmMacs || geometry.batch % threads == 0)) {
     const int64_t per_thread = (geometry.batch + threads - 1) / threads;
 #pragma omp parallel for schedule(static) num_threads(threads)
     for (int t = 0; t < threads; ++t) {
-      const int64_t b0 = t * per_thread;
-      if (b0 < geometry.batch) run_images(b0, std::min(per_thread, geometry.batch - b0));
+      const int64_t b0 = t * per_thread, b1 = std::min(geometry.batch, b0 + per_thread);
+      for (int64_t b = b0; b < b1; b += chunk) run_images(b, std::min(chunk, b1 - b));
     }
     return;
   }

@@ -109,11 +109,14 @@ TEST(Int8OpsFastPath, QLinearConvAndConvIntegerMatchTheReferenceConv) {
       {{9, 9}, {5, 5}, 2, 50, 100, 50, {1, 1}, {1, 1}, {2, 2, 2, 2}},
       {{18, 18}, {16, 16}, 1, 2, 2, 2, {1, 1}, {1, 1}, {1, 0, 0, 1}},
       {{18, 18}, {17, 17}, 1, 2, 2, 2, {1, 1}, {1, 1}, {0, 0, 0, 0}},
-      // One image large enough to share its output lines between threads (channels-last, channel-major
-      // with 2 groups and an uneven last share).
+      // Images large enough to share their output lines between threads (channels-last; and 3 images, which
+      // do not divide between 2 threads), and 2 such images, one per thread (channel-major, 2 groups).
       {{30, 33}, {3, 3}, 1, 32, 40, 1, {1, 1}, {1, 1}, {1, 1, 1, 1}},
+      {{30, 33}, {3, 3}, 3, 32, 40, 1, {1, 1}, {1, 1}, {1, 1, 1, 1}},
       {{61, 67}, {3, 3}, 2, 6, 64, 2, {1, 1}, {1, 1}, {1, 0, 0, 1}},
-      // Images large enough to share their groups between threads (7 groups of 16 channels: 3 and 4).
+      // An image large enough to share its groups between threads (7 groups of 16 channels: 3 and 4), and
+      // 2 such images, one per thread.
+      {{28, 27}, {3, 3}, 1, 112, 112, 7, {1, 2}, {1, 1}, {1, 1, 0, 1}},
       {{28, 27}, {3, 3}, 2, 112, 112, 7, {1, 2}, {1, 1}, {1, 1, 0, 1}},
   };
   omp_set_num_threads(2);  // the threaded path runs even on a one-core machine
