@@ -31,7 +31,7 @@ PTQ_AVX512 inline void StoreLanes(__mmask16 mask, float* p, __m512 v) {
 // The F32Tile contract for kRows rows and 16 * kVecs columns (fewer when t.cols says so, by masking
 // stores). kMaskB loads only B's first t.cols columns (masked-off lanes are never read, so an unpadded B is
 // safe); else B is loaded whole, as a packed (padded) panel allows: a masked load costs 10-15% of the
-// tile's rate on Zen 4 (6 x 32 tiles, K of 64 and 256, B in L2: 44-50 -> 51-58 G multiply-adds/s).
+// tile's rate on Zen 4 (6 x 32 tiles, K of 64 and 256, B in L2: 44-51 -> 51-58 G multiply-adds/s).
 template <int kRows, int kVecs, bool kTransA, bool kMaskB>
 PTQ_AVX512 void Kernel(const F32Tile& t) {
   __m512 acc[kRows][kVecs];
