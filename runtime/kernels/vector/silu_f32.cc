@@ -18,6 +18,11 @@ namespace ptq {
 #if defined(__x86_64__)
 namespace {
 
+// VecExp's polynomial in r, highest degree first: p = kExpPoly[0], then p = fma(p, r, kExpPoly[i]).
+constexpr int kExpTerms = 6;
+constexpr float kExpPoly[kExpTerms] = {1.9875691500e-4f, 1.3981999507e-3f, 8.3334519073e-3f,
+                                       4.1665795894e-2f, 1.6666665459e-1f, 5.0000001201e-1f};
+
 // VecExp(v), operation for operation: the clamp to [-104, 89] (NaN to -104), n = round(v / ln 2) by the
 // magic constant, r by the two-part ln 2, the polynomial by fused multiply-adds where VecExp has std::fma,
 // 2^n as two factors, and a NaN v given back.
@@ -30,12 +35,9 @@ PTQ_AVX2 inline __m256 Exp(__m256 v) {
   const __m256 r = _mm256_fnmadd_ps(n, _mm256_set1_ps(-2.12194440e-4f),
                                     _mm256_fnmadd_ps(n, _mm256_set1_ps(0.693359375f), c));
   const __m256 z = _mm256_mul_ps(r, r);
-  __m256 p = _mm256_set1_ps(1.9875691500e-4f);
-  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.3981999507e-3f));
-  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(8.3334519073e-3f));
-  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(4.1665795894e-2f));
-  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.6666665459e-1f));
-  p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(5.0000001201e-1f));
+  __m256 p = _mm256_set1_ps(kExpPoly[0]);
+#pragma GCC unroll 8
+  for (int i = 1; i < kExpTerms; ++i) p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(kExpPoly[i]));
   p = _mm256_add_ps(_mm256_fmadd_ps(p, z, r), _mm256_set1_ps(1.0f));
   const __m256i ni = _mm256_cvttps_epi32(n);
   const __m256i n1 = _mm256_srai_epi32(ni, 1);
@@ -81,12 +83,9 @@ PTQ_AVX512 inline __m512 Exp512(__m512 v) {
   const __m512 r = _mm512_fnmadd_ps(n, _mm512_set1_ps(-2.12194440e-4f),
                                     _mm512_fnmadd_ps(n, _mm512_set1_ps(0.693359375f), c));
   const __m512 z = _mm512_mul_ps(r, r);
-  __m512 p = _mm512_set1_ps(1.9875691500e-4f);
-  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.3981999507e-3f));
-  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(8.3334519073e-3f));
-  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(4.1665795894e-2f));
-  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(1.6666665459e-1f));
-  p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(5.0000001201e-1f));
+  __m512 p = _mm512_set1_ps(kExpPoly[0]);
+#pragma GCC unroll 8
+  for (int i = 1; i < kExpTerms; ++i) p = _mm512_fmadd_ps(p, r, _mm512_set1_ps(kExpPoly[i]));
   p = _mm512_add_ps(_mm512_fmadd_ps(p, z, r), _mm512_set1_ps(1.0f));
   const __m512 y = _mm512_mask_scalef_ps(p, kAll, p, n);
   return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q), y, v);
