@@ -159,14 +159,13 @@ PTQ_AVX512 void Tile512(const DirectTile& d) {
 constexpr TileFn kTiles512[2 * kRows] = {Tile512<1>, Tile512<2>, Tile512<3>, Tile512<4>,  Tile512<5>,  Tile512<6>,
                                          Tile512<7>, Tile512<8>, Tile512<9>, Tile512<10>, Tile512<11>, Tile512<12>};
 
-// Consecutive tiles of group grp: tile i is positions [i * kRows, i * kRows + rows_i) of a block (rows_i = kRows but
-// for the last tile, `last_rows`), taps[(i * kRows + r) * T + t] + grp * cg: tap t of its position r, cg values. Each
-// 16-column panel of the group's packed weights b (K x mg) runs over every tile before the next panel (the panel,
-// K x 16 floats, at most 16 KiB, then stays in L1 across the tiles), into y from `at` (the block's first output of
-// the group) on, through epi. With `avx512`, a whole panel goes over two of those tiles at a time (Tile512).
-void RunTiles(const float* const* taps, int64_t tiles, int64_t last_rows, int64_t T, int64_t cg, const float* b,
-              int64_t K, int64_t M, int64_t mg, int64_t grp, int64_t at, float* y, const GemmEpilogue<float>& epi,
-              bool avx512) {
+// The tiles of group grp over a block's first `positions` positions, kRows at a time (fewer in the last tile),
+// taps[p * T + t] + grp * cg: tap t of its position p, cg values. Each 16-column panel of the group's packed
+// weights b (K x mg) runs over every tile before the next panel (the panel, K x 16 floats, at most 16 KiB, then
+// stays in L1 across the tiles), into y from `at` (the block's first output of the group) on, through epi. With
+// `avx512`, a whole panel goes over two of those tiles at a time (Tile512).
+void RunTiles(const float* const* taps, int64_t positions, int64_t T, int64_t cg, const float* b, int64_t K,
+              int64_t M, int64_t mg, int64_t grp, int64_t at, float* y, const GemmEpilogue<float>& epi, bool avx512) {
   for (int64_t j = 0; j * kPanel < mg; ++j) {
     DirectTile d;
     d.shift = grp * cg;
@@ -180,7 +179,6 @@ void RunTiles(const float* const* taps, int64_t tiles, int64_t last_rows, int64_
     d.lo = epi.lo;
     d.hi = epi.hi;
     const bool full = mg - j * kPanel >= kPanel;
-    const int64_t positions = (tiles - 1) * kRows + last_rows;
     const int64_t step = full && avx512 ? 2 * kRows : kRows;  // positions per tile
     for (int64_t i = 0; i < positions; i += step) {
       const int64_t first = at + i * M + j * kPanel, rows = std::min(step, positions - i);
@@ -253,7 +251,7 @@ void ConvNhwcDirectF32(const float* x, const std::vector<PackedF32B>& packed, co
       for (int64_t o0 = o_begin; o0 < o_end; o0 += kRows) {
         const int64_t rows = std::min(kRows, o_end - o0);
         KernelRowTaps(image, w, C, o0, rows, zeros.data(), edge, taps);
-        RunTiles(taps, 1, rows, T_read, cg_read, packed[0].data.data(), K, M, mg, 0, (n * P + o0) * M, y, epi, avx512);
+        RunTiles(taps, rows, T_read, cg_read, packed[0].data.data(), K, M, mg, 0, (n * P + o0) * M, y, epi, avx512);
       }
     } else {
       // taps[p * T + t]: tap t of the block's position p, its pixel (channel 0) or zeros; T <= K / 8 <= 32.
@@ -268,9 +266,8 @@ void ConvNhwcDirectF32(const float* x, const std::vector<PackedF32B>& packed, co
           }
         }
       }
-      const int64_t tiles = (o_end - o_begin + kRows - 1) / kRows, last_rows = o_end - o_begin - (tiles - 1) * kRows;
       for (int64_t grp = 0; grp < g.group; ++grp) {  // the same taps, shifted to the group's channels
-        RunTiles(taps, tiles, last_rows, T, cg, packed[static_cast<size_t>(grp)].data.data(), K, M, mg, grp,
+        RunTiles(taps, o_end - o_begin, T, cg, packed[static_cast<size_t>(grp)].data.data(), K, M, mg, grp,
                  (n * P + o_begin) * M + grp * mg, y, epi, avx512);
       }
     }
