@@ -46,7 +46,19 @@ PTQ_AVX512 void Kernel(const F32Tile& t) {
   const float* b = t.b;
   const int64_t lda = t.lda;
   const int64_t kc = t.kc;
+  if (t.c_prefetch != nullptr) {
+#pragma GCC unroll 8
+    for (int r = 0; r < kRows; ++r) {
+#pragma GCC unroll 8
+      for (int v = 0; v < kVecs; ++v) __builtin_prefetch(t.c_prefetch + r * t.ldc + 16 * v, 1, 3);
+    }
+  }
+  const float* const a_prefetch = kTransA ? nullptr : t.a_prefetch;
   for (int64_t k = 0; k < kc; ++k) {
+    if (a_prefetch != nullptr && k % 16 == 0) {
+#pragma GCC unroll 8
+      for (int r = 0; r < kRows; ++r) __builtin_prefetch(a_prefetch + r * lda + k, 0, 1);
+    }
     __m512 bv[kVecs];
 #pragma GCC unroll 8
     for (int v = 0; v < kVecs; ++v) {

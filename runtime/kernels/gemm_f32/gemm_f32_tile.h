@@ -42,6 +42,12 @@ struct F32Tile {
   bool last;  // last K block
   bool clamp;
   float lo, hi;
+  // Lines for tiles to come, prefetched while this one computes (nullptr: none). The kernel prefetches
+  // c_prefetch's lines of its rows and columns (C(r, n) at c_prefetch[r * ldc + n]) before its K loop, and
+  // a_prefetch's (A not transposed: row r's columns at a_prefetch + r * lda) into L2 during it, a line of
+  // each row every 16 k, so that an A streamed from memory arrives before the next row block reads it.
+  const float* a_prefetch = nullptr;
+  const float* c_prefetch = nullptr;
 };
 
 #if defined(__x86_64__)
@@ -57,7 +63,8 @@ __attribute__((target("avx2,fma"))) inline __m256i F32FirstLanes(int64_t n) {
 // REQUIRES: GetCpuFeatures().avx2_fma; x86-64 builds only.
 void F32TileAvx2(const F32Tile& t);
 // `count` whole tiles side by side from t (kF32TileRows rows, 16 columns of a padded panel each, A not
-// transposed): tile j reads panel j (t.b + j * t.panel_stride) and writes 16 j columns on (c, col_bias, sum).
+// transposed): tile j reads panel j (t.b + j * t.panel_stride) and writes 16 j columns on (c, col_bias, sum,
+// and c_prefetch likewise); only the first tile prefetches a_prefetch's lines.
 // The same micro-kernel as F32TileAvx2's, without its dispatch per tile.
 void F32FullTilesAvx2(const F32Tile& t, int64_t count);
 
