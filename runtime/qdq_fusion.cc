@@ -1,5 +1,5 @@
 // FuseQdqGroups: each fusion (one per qdq_fuse_*.cc file) replaces its groups by one node, then the
-// DequantizeLinear nodes nobody reads any more are dropped.
+// DequantizeLinear nodes nobody reads any more are dropped. FuseBinaryOutputGroups: the one fusion run later.
 #include "runtime/qdq_fusion.h"
 
 #include "runtime/qdq_match.h"
@@ -18,6 +18,15 @@ Graph FuseQdqGroups(const Graph& graph, QdqFusionCount* count) {
   FuseMovementGroups(index, &out, &fused);
   if (count) *count = fused;
   return fused.total() == 0 ? graph : out.Finish(true);
+}
+
+Graph FuseBinaryOutputGroups(const Graph& graph, QdqFusionCount* count) {
+  const QdqIndex index(graph);
+  GraphEdit out(graph);
+  QdqFusionCount fused;
+  FuseBinaryOutputs(index, &out, &fused);
+  if (count) count->binary_outputs += fused.binary_outputs;
+  return fused.binary_outputs == 0 ? graph : out.Finish(false);
 }
 
 }  // namespace ptq

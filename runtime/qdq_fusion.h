@@ -12,11 +12,14 @@ struct QdqFusionCount {
   int float_output = 0;      // -> ptq.fused MatMulIntegerToFloat / ConvIntegerToFloat
   int tables = 0;            // -> ptq.fused LookupTable
   int binary = 0;            // -> ptq.fused QLinearAdd / QLinearMul
+  int binary_outputs = 0;    // float Add / Mul -> QuantizeLinear -> ptq.fused AddQuantizeLinear / MulQuantizeLinear
   int pools = 0;             // -> ptq.fused QLinearAveragePool / QLinearGlobalAveragePool
   int integer_outputs = 0;   // MatMulInteger [+ Add] -> DequantizeLinear -> ptq.fused MatMulIntegerToFloat
   int movement = 0;          // DequantizeLinear -> Transpose / Reshape / ... -> QuantizeLinear -> the op on 8 bits
 
-  int total() const { return quantized_output + float_output + tables + binary + pools + integer_outputs + movement; }
+  int total() const {
+    return quantized_output + float_output + tables + binary + binary_outputs + pools + integer_outputs + movement;
+  }
 };
 
 // Returns `graph` with every group of this form replaced (the main graph only, not subgraphs):
@@ -52,5 +55,13 @@ struct QdqFusionCount {
 // within the rounding described in README ("QDQ execution"): the 8-bit outputs differ from the literal
 // float evaluation by at most one unit, where the float sum rounds across a .5 boundary.
 Graph FuseQdqGroups(const Graph& graph, QdqFusionCount* count = nullptr);
+
+// Returns `graph` with every float Add / Mul (float32 or int32 tensors, numpy broadcasting; not an opset-6
+// broadcast by attribute) whose only reader is QuantizeLinear (scalar constant scale, 8-bit zero point; the Add /
+// Mul output no graph output) replaced by AddQuantizeLinear / MulQuantizeLinear, which quantizes each block of
+// the float result while in L1 instead of writing it out and reading it back: the literal bits
+// (ops/quantization/binary_quantize_linear.h). Run after the float fusions (float_fusion.h), so that the Mul
+// of a SiLU or GELU and the residual Add of a convolution go to those first; adds to count->binary_outputs.
+Graph FuseBinaryOutputGroups(const Graph& graph, QdqFusionCount* count);
 
 }  // namespace ptq

@@ -92,15 +92,20 @@ bool SessionOptions::DefaultLiteralQdq() { return default_literal_qdq; }
 void SessionOptions::SetDefaultLiteralQdq(bool literal) { default_literal_qdq = literal; }
 
 Session::Session(std::shared_ptr<const Graph> graph, const SessionOptions& options) : graph_(std::move(graph)) {
-  const bool has_dequantize = std::any_of(graph_->nodes.begin(), graph_->nodes.end(),
-                                          [](const Node& n) { return n.op_type == "DequantizeLinear"; });
-  if (!options.literal_qdq && has_dequantize && graph_->captures.empty()) {
+  const bool quantized = std::any_of(graph_->nodes.begin(), graph_->nodes.end(), [](const Node& n) {
+    return n.op_type == "DequantizeLinear" || n.op_type == "QuantizeLinear";
+  });
+  if (!options.literal_qdq && quantized && graph_->captures.empty()) {
     Graph fused = FuseQdqGroups(*graph_, &fused_);
     if (fused_.total() > 0) graph_ = std::make_shared<const Graph>(std::move(fused));
   }
   if (options.fuse_float_patterns && graph_->captures.empty()) {
     Graph fused = FuseFloatPatterns(*graph_, &fused_float_);
     if (fused_float_.total() > 0) graph_ = std::make_shared<const Graph>(std::move(fused));
+  }
+  if (!options.literal_qdq && quantized && graph_->captures.empty()) {
+    Graph fused = FuseBinaryOutputGroups(*graph_, &fused_);
+    if (fused_.binary_outputs > 0) graph_ = std::make_shared<const Graph>(std::move(fused));
   }
   if (options.channels_last && graph_->captures.empty()) {
     Graph converted = ToChannelsLast(*graph_, &channels_last_);

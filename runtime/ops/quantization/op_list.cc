@@ -1,5 +1,6 @@
 // Kernel list of the quantization ops: one line per op.
 #include "runtime/op_registry.h"
+#include "runtime/ops/quantization/binary_quantize_linear.h"
 #include "runtime/ops/quantization/conv_integer.h"
 #include "runtime/ops/quantization/conv_integer_to_float.h"
 #include "runtime/ops/quantization/dequantize_linear.h"
@@ -31,6 +32,8 @@ void RegisterQuantizationOps(OpRegistry& r) {
   r.Add({"ptq.fused", "QLinearConv", 1, 1, MakeQLinearConv});
   r.Add({"ptq.fused", "QLinearAdd", 1, 1, MakeQLinearAdd});
   r.Add({"ptq.fused", "QLinearMul", 1, 1, MakeQLinearMul});
+  r.Add({"ptq.fused", "AddQuantizeLinear", 1, 1, MakeAddQuantizeLinear});
+  r.Add({"ptq.fused", "MulQuantizeLinear", 1, 1, MakeMulQuantizeLinear});
   r.Add({"ptq.fused", "QLinearAveragePool", 1, 1, MakeQLinearAveragePool});
   r.Add({"ptq.fused", "QLinearGlobalAveragePool", 1, 1, MakeQLinearGlobalAveragePool});
 }
