@@ -346,6 +346,32 @@ void ForEachRun(const BroadcastPlan& p, const Fn& run) {
   }
 }
 
+// For a plan of two inputs: f(a_offset, b_offset, a_row_stride, b_row_stride, first, count) over its runs [r0, r1)
+// (rows of p.inner outputs, numbered in output order, so run r is at r * p.inner), a call per span of runs of one
+// index of the outer axes but the last, which are spaced by that axis's strides. No outer axes: the one run.
+template <class F>
+void ForEachRowSpan(const BroadcastPlan& p, int64_t r0, int64_t r1, const F& f) {
+  const size_t rank = p.outer_dims.size();
+  if (rank == 0) {
+    f(int64_t{0}, int64_t{0}, int64_t{0}, int64_t{0}, int64_t{0}, int64_t{1});
+    return;
+  }
+  const int64_t last = p.outer_dims[rank - 1];
+  const int64_t ra = p.outer_strides[0][rank - 1], rb = p.outer_strides[1][rank - 1];
+  for (int64_t r = r0; r < r1;) {
+    const int64_t within = r % last, count = std::min(r1 - r, last - within);
+    int64_t oa = within * ra, ob = within * rb, q = r / last;
+    for (size_t axis = rank - 1; axis-- > 0;) {
+      const int64_t i = q % p.outer_dims[axis];
+      q /= p.outer_dims[axis];
+      oa += i * p.outer_strides[0][axis];
+      ob += i * p.outer_strides[1][axis];
+    }
+    f(oa, ob, ra, rb, r, count);
+    r += count;
+  }
+}
+
 // out[i] = Store(fn(Load(a[i*sa]), Load(b[i*sb]))) for i < n, with sa, sb in {0, 1}. Always inlined,
 // so that it is compiled for the ISA of the function that calls it.
 template <class EA, class EB, class EO, class Fn>
@@ -419,13 +445,15 @@ Tensor BroadcastBinary(const Tensor& a, const Tensor& b, const Fn& fn) {
   const auto* pa = a.data<typename EA::Storage>();
   const auto* pb = b.data<typename EB::Storage>();
   auto* pc = c.data<typename EO::Storage>();
-  if (p.outer_dims.size() == 1 && p.out_size > 0) {  // runs along one outer axis: no odometer, one call per chunk
-    const int64_t n = p.inner;
-    ForEachChunk(p.outer_dims[0], std::max<int64_t>(1, 1024 / n), ElementwiseThreads(p.out_size),
-                 [&](int64_t r0, int64_t r1) {
-                   BinaryRows<EA, EB, EO>(pa, p.outer_strides[0][0], p.inner_step[0], pb, p.outer_strides[1][0],
-                                          p.inner_step[1], pc, r0, r1, n, fn);
-                 });
+  if (!p.outer_dims.empty() && p.inner < 1024 && p.out_size > 0) {  // short runs: no odometer, a call per span
+    const int64_t n = p.inner, sa = p.inner_step[0], sb = p.inner_step[1];
+    int64_t rows = 1;
+    for (int64_t d : p.outer_dims) rows *= d;
+    ForEachChunk(rows, std::max<int64_t>(1, 1024 / n), ElementwiseThreads(p.out_size), [&](int64_t r0, int64_t r1) {
+      ForEachRowSpan(p, r0, r1, [&](int64_t oa, int64_t ob, int64_t ra, int64_t rb, int64_t first, int64_t count) {
+        BinaryRows<EA, EB, EO>(pa + oa, ra, sa, pb + ob, rb, sb, pc + first * n, 0, count, n, fn);
+      });
+    });
     return c;
   }
   ForEachRun(p, [&](const int64_t* off, int64_t out_off, int64_t n) {

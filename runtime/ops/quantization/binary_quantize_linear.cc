@@ -22,32 +22,6 @@ void QuantizeBlock(const float* block, int64_t n, const QuantizeRunParams& q, Da
   }
 }
 
-// f(a_offset, b_offset, a_row_stride, b_row_stride, first, count) over the runs (rows of p.inner outputs, in output
-// order) [r0, r1): each call covers rows of one index of the outer axes but the last, which are spaced by that
-// axis's strides. No outer axes: the one run.
-template <class F>
-void ForEachRowSpan(const BroadcastPlan& p, int64_t r0, int64_t r1, const F& f) {
-  const size_t rank = p.outer_dims.size();
-  if (rank == 0) {
-    f(int64_t{0}, int64_t{0}, int64_t{0}, int64_t{0}, int64_t{0}, int64_t{1});
-    return;
-  }
-  const int64_t last = p.outer_dims[rank - 1];
-  const int64_t ra = p.outer_strides[0][rank - 1], rb = p.outer_strides[1][rank - 1];
-  for (int64_t r = r0; r < r1;) {
-    const int64_t within = r % last, count = std::min(r1 - r, last - within);
-    int64_t oa = within * ra, ob = within * rb, q = r / last;
-    for (size_t axis = rank - 1; axis-- > 0;) {
-      const int64_t i = q % p.outer_dims[axis];
-      q /= p.outer_dims[axis];
-      oa += i * p.outer_strides[0][axis];
-      ob += i * p.outer_strides[1][axis];
-    }
-    f(oa, ob, ra, rb, r, count);
-    r += count;
-  }
-}
-
 template <class Op>
 class BinaryQuantizeLinearKernel final : public Kernel {
  public:

@@ -118,6 +118,7 @@ TEST(ElementwiseBroadcastTest, ThreadedLargeOutputsMatchTheReference) {
       {{2, 96, 28, 28}, {1, 96, 1, 1}},  // squeeze-excitation scale
       {{4, 30, 30, 40}, {4, 1, 1, 40}},  // the same channels last, a scale per image: runs of 40 cut by chunks
       {{1, 56, 56, 40}, {1, 1, 1, 40}},  // one image: runs of 40 along one outer axis, whole runs per chunk
+      {{2, 4, 50, 9, 24}, {2, 1, 50, 1, 24}},  // runs of 24 under four outer axes, spans of 9 runs
       {{200000}, {}},                    // one scalar
       {{131073}, {131073}},              // same shape: one run cut between threads
       {{7, 1}, {1, 20011}},              // outer product
