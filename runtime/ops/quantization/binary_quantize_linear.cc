@@ -25,25 +25,27 @@ void QuantizeBlock(const float* block, int64_t n, const QuantizeRunParams& q, Da
 template <class Op>
 class BinaryQuantizeLinearKernel final : public Kernel {
  public:
-  explicit BinaryQuantizeLinearKernel(const KernelInit& init) : op_type_(init.op_type) {}
+  explicit BinaryQuantizeLinearKernel(const KernelInit& init)
+      : op_type_(init.op_type), opset_(static_cast<int>(init.attrs->GetInt("opset", 21))) {}
 
   void Run(KernelContext& ctx) override {
     const Tensor& a = ctx.required_input(0);
     const Tensor& b = ctx.required_input(1);
     const Tensor& scale = ctx.required_input(2);
     const Tensor& zero_point = ctx.required_input(3);
-    PTQ_ENFORCE(a.dtype() == b.dtype() && (a.dtype() == DataType::kFloat || a.dtype() == DataType::kInt32),
-                op_type_, ": inputs 'A' and 'B' must both be float32 or both int32, got ", DataTypeName(a.dtype()),
-                " and ", DataTypeName(b.dtype()));
+    PTQ_ENFORCE(a.dtype() == b.dtype(), op_type_, ": inputs 'A' and 'B' must have the same type, got ",
+                DataTypeName(a.dtype()), " and ", DataTypeName(b.dtype()));
     PTQ_ENFORCE(scale.dtype() == DataType::kFloat && scale.size() == 1, op_type_, ": y_scale must be one float32");
     const DataType y_type = zero_point.dtype();
     PTQ_ENFORCE((y_type == DataType::kInt8 || y_type == DataType::kUint8) && zero_point.size() == 1, op_type_,
                 ": y_zero_point must be one uint8 or int8");
-    if (a.dtype() == DataType::kInt32) {  // the literal nodes
-      using I = Elem<DataType::kInt32>;
+    if (a.dtype() != DataType::kFloat) {  // int32, float16, ...: the literal nodes, with their checks
       QuantizeLinearAttrs attrs;
-      attrs.opset = 13;
-      ctx.outputs[0] = QuantizeLinear(BroadcastBinary<I, I, I>(a, b, Op{}), scale, &zero_point, attrs);
+      attrs.opset = opset_;
+      DispatchType<kNumericTypes>(a.dtype(), op_type_, "A", [&](auto e) {
+        using E = decltype(e);
+        ctx.outputs[0] = QuantizeLinear(BroadcastBinary<E, E, E>(a, b, Op{}), scale, &zero_point, attrs);
+      });
       return;
     }
     const QuantRange range = QuantRangeOf(y_type);
@@ -87,9 +89,10 @@ class BinaryQuantizeLinearKernel final : public Kernel {
 
  private:
   std::string op_type_;
+  int opset_;  // the QuantizeLinear's
 };
 
-// The float32 op of Add / Mul (elementwise.h's clones give every value the bits of a + b, a * b); int32 wraps.
+// The op of Add / Mul (elementwise.h's clones give every float32 value the bits of a + b, a * b); integers wrap.
 struct AddOp {
   template <class T>
   T operator()(T a, T b) const {
