@@ -1,5 +1,6 @@
 // FuseQdqGroups: each fusion (one per qdq_fuse_*.cc file) replaces its groups by one node, then the
-// DequantizeLinear nodes nobody reads any more are dropped. FuseBinaryOutputGroups: the one fusion run later.
+// DequantizeLinear nodes nobody reads any more are dropped. FuseBinaryOutputGroups and
+// FuseConvOutputGroups: the two fusions run later.
 #include "runtime/qdq_fusion.h"
 
 #include "runtime/qdq_match.h"
@@ -27,6 +28,15 @@ Graph FuseBinaryOutputGroups(const Graph& graph, QdqFusionCount* count) {
   FuseBinaryOutputs(index, &out, &fused);
   if (count) count->binary_outputs += fused.binary_outputs;
   return fused.binary_outputs == 0 ? graph : out.Finish(false);
+}
+
+Graph FuseConvOutputGroups(const Graph& graph, QdqFusionCount* count) {
+  const QdqIndex index(graph);
+  GraphEdit out(graph);
+  QdqFusionCount fused;
+  FuseConvOutputs(index, &out, &fused);
+  if (count) count->conv_outputs += fused.conv_outputs;
+  return fused.conv_outputs == 0 ? graph : out.Finish(false);
 }
 
 }  // namespace ptq

@@ -13,12 +13,14 @@ struct QdqFusionCount {
   int tables = 0;            // -> ptq.fused LookupTable
   int binary = 0;            // -> ptq.fused QLinearAdd / QLinearMul
   int binary_outputs = 0;    // float Add / Mul -> QuantizeLinear -> ptq.fused AddQuantizeLinear / MulQuantizeLinear
+  int conv_outputs = 0;      // ptq.fused ConvIntegerToFloat -> QuantizeLinear -> the convolution with y_scale
   int pools = 0;             // -> ptq.fused QLinearAveragePool / QLinearGlobalAveragePool
   int integer_outputs = 0;   // MatMulInteger [+ Add] -> DequantizeLinear -> ptq.fused MatMulIntegerToFloat
   int movement = 0;          // DequantizeLinear -> Transpose / Reshape / ... -> QuantizeLinear -> the op on 8 bits
 
   int total() const {
-    return quantized_output + float_output + tables + binary + binary_outputs + pools + integer_outputs + movement;
+    return quantized_output + float_output + tables + binary + binary_outputs + conv_outputs + pools + integer_outputs +
+           movement;
   }
 };
 
@@ -63,5 +65,13 @@ Graph FuseQdqGroups(const Graph& graph, QdqFusionCount* count = nullptr);
 // (ops/quantization/binary_quantize_linear.h). Run after the float fusions (float_fusion.h), so that the Mul
 // of a SiLU or GELU and the residual Add of a convolution go to those first; adds to count->binary_outputs.
 Graph FuseBinaryOutputGroups(const Graph& graph, QdqFusionCount* count);
+
+// Returns `graph` with every ptq.fused ConvIntegerToFloat (with its fused activation and residual) whose only
+// reader is QuantizeLinear (scalar constant scale, 8-bit zero point; the convolution's output no graph output)
+// given the QuantizeLinear's scale and zero point as inputs 8 and 9 and its output: each block of the float
+// output is quantized by the thread that stored it while in cache, the bits of the two nodes
+// (ops/quantization/integer_to_float.h). Run last, after the channels-last layout, which then has seen the
+// two nodes as it always did; adds to count->conv_outputs.
+Graph FuseConvOutputGroups(const Graph& graph, QdqFusionCount* count);
 
 }  // namespace ptq

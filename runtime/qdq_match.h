@@ -47,6 +47,7 @@ void FuseMatMulConvGroups(const QdqIndex& index, GraphEdit* out, QdqFusionCount*
 void FuseTableGroups(const QdqIndex& index, GraphEdit* out, QdqFusionCount* count);      // qdq_fuse_table.cc
 void FuseBinaryGroups(const QdqIndex& index, GraphEdit* out, QdqFusionCount* count);     // qdq_fuse_binary.cc
 void FuseBinaryOutputs(const QdqIndex& index, GraphEdit* out, QdqFusionCount* count);    // qdq_fuse_binary_output.cc
+void FuseConvOutputs(const QdqIndex& index, GraphEdit* out, QdqFusionCount* count);      // qdq_fuse_conv_output.cc
 void FusePoolGroups(const QdqIndex& index, GraphEdit* out, QdqFusionCount* count);       // qdq_fuse_pool.cc
 void FuseIntegerOutputs(const QdqIndex& index, GraphEdit* out, QdqFusionCount* count);   // qdq_fuse_integer_output.cc
 void FuseMovementGroups(const QdqIndex& index, GraphEdit* out, QdqFusionCount* count);   // qdq_fuse_movement.cc

@@ -115,6 +115,10 @@ Session::Session(std::shared_ptr<const Graph> graph, const SessionOptions& optio
       if (channels_last_.pointwise_depthwise > 0) graph_ = std::make_shared<const Graph>(std::move(fused));
     }
   }
+  if (!options.literal_qdq && quantized && graph_->captures.empty()) {
+    Graph fused = FuseConvOutputGroups(*graph_, &fused_);
+    if (fused_.conv_outputs > 0) graph_ = std::make_shared<const Graph>(std::move(fused));
+  }
   const Graph& g = *graph_;
   for (const auto* list : {&g.inputs, &g.outputs}) {
     for (const ValueInfo& v : *list) {

@@ -1,6 +1,6 @@
 // The activation after an integer convolution with float output (ConvIntegerToFloat -> SiLU, Relu or Clip),
-// and a residual Add before it, join it: applied to each block of outputs by the thread that stored it, with the
-// bits of the separate nodes.
+// a residual Add before it and a QuantizeLinear after it join it: applied to each block of outputs by the thread
+// that stored it, with the bits of the separate nodes.
 #include <gtest/gtest.h>
 #include <omp.h>
 
@@ -135,6 +135,73 @@ TEST(QdqFuseActivation, ResidualAddsJoinTheIntegerConvolutionWithTheSameBits) {
     EXPECT_EQ(f.fused_float().conv_sums, 4);
     EXPECT_EQ(Count(f.graph(), "Add") + Count(f.graph(), "Relu") + Count(f.graph(), "Clip"), 0);
   });
+}
+
+// ConvIntegerToFloat (with its activation or residual) -> QuantizeLinear: the convolution quantizes each block it
+// stores. `expose` lists every convolution's float output as a graph output too, which keeps the QuantizeLinears
+// apart: the reference. A strided 3x3 with SiLU, a grouped 3x3 with Relu, a pointwise one of 560 positions x 400
+// channels (several blocks and threads), a residual block (Add, Relu) and a convolution without activation.
+std::shared_ptr<const Graph> QuantizedOutputModel(bool expose) {
+  std::mt19937 rng(23);
+  ModelBuilder b(13);
+  QuantizedInput(b, "x", {1, 8, 56, 40});
+  Params(b, "u8", 0.04f, Tensor::Scalar<uint8_t>(20));
+  Params(b, "i8", 0.03f, Tensor::Scalar<int8_t>(-4));
+  QdqConv(b, rng, "xd", "stem/conv", {32, 8, 3, 3}, 1, 2);  // [1, 32, 28, 20]
+  b.Node("Sigmoid", {"stem/conv"}, {"stem/sigmoid"});
+  b.Node("Mul", {"stem/conv", "stem/sigmoid"}, {"stem"});
+  b.Node("QuantizeLinear", {"stem", "u8/scale", "u8/zp"}, {"stem_q"});
+  b.Node("DequantizeLinear", {"stem_q", "u8/scale", "u8/zp"}, {"sd"});
+  QdqConv(b, rng, "sd", "grouped/conv", {32, 8, 3, 3}, 4);
+  b.Node("Relu", {"grouped/conv"}, {"grouped"});
+  b.Node("QuantizeLinear", {"grouped", "i8/scale", "i8/zp"}, {"grouped_q"});
+  QdqConv(b, rng, "sd", "wide", {400, 32, 1, 1});
+  b.Node("QuantizeLinear", {"wide", "i8/scale", "i8/zp"}, {"wide_q"});
+  QdqConv(b, rng, "sd", "skip", {32, 32, 1, 1});
+  QdqConv(b, rng, "sd", "c3", {32, 32, 3, 3});
+  b.Node("Add", {"c3", "skip"}, {"sum"});
+  b.Node("Relu", {"sum"}, {"block"});
+  b.Node("QuantizeLinear", {"block", "u8/scale", "u8/zp"}, {"block_q"});
+  for (const char* o : {"stem_q", "grouped_q", "wide_q", "block_q"}) b.Output(o, DataType::kUndefined);
+  if (expose) {
+    for (const char* o : {"stem", "grouped", "wide", "block"}) b.Output(o, DataType::kFloat);
+  }
+  return std::make_shared<const Graph>(GraphFromModel(b.model(), "", "qdq_quantized_outputs.onnx"));
+}
+
+TEST(QdqFuseActivation, IntegerConvolutionsQuantizeTheirOutputsWithTheSameBits) {
+  std::mt19937 rng(29);
+  const auto fused_graph = QuantizedOutputModel(false), apart_graph = QuantizedOutputModel(true);
+  const std::map<std::string, Tensor> feeds = {{"x", Floats(rng, {1, 8, 56, 40}, -6.0f, 6.0f)}};
+  const int saved = omp_get_max_threads();
+  for (int threads : {1, 3}) {
+    omp_set_num_threads(threads);
+    for (bool channels_last : {true, false}) {
+      SCOPED_TRACE(std::string(channels_last ? "channels last" : "channels first") + ", threads " +
+                   std::to_string(threads));
+      SessionOptions options;
+      options.channels_last = channels_last;
+      Session fused(fused_graph, options), apart(apart_graph, options);
+      EXPECT_EQ(fused.fused().conv_outputs, 4);
+      EXPECT_EQ(apart.fused().conv_outputs, 0);
+      EXPECT_EQ(Count(fused.graph(), "QuantizeLinear"), 1);  // the input's
+      const std::vector<Tensor> got = fused.Run(feeds), want = apart.Run(feeds);
+      int64_t low = 0, high = 0;
+      for (size_t o = 0; o < got.size(); ++o) {
+        ASSERT_EQ(got[o].dtype(), want[o].dtype()) << fused_graph->outputs[o].name;
+        ASSERT_EQ(got[o].shape(), want[o].shape()) << fused_graph->outputs[o].name;
+        EXPECT_EQ(0, std::memcmp(got[o].raw(), want[o].raw(), want[o].nbytes())) << fused_graph->outputs[o].name;
+        for (int64_t i = 0; i < got[o].size(); ++i) {
+          const double v = got[o].GetAsDouble(i);
+          low += v == (got[o].dtype() == DataType::kInt8 ? -128 : 0);
+          high += v == (got[o].dtype() == DataType::kInt8 ? 127 : 255);
+        }
+      }
+      EXPECT_GT(low, 0);  // both ends of the 8-bit ranges are reached
+      EXPECT_GT(high, 0);
+    }
+  }
+  omp_set_num_threads(saved);
 }
 
 }  // namespace

@@ -13,7 +13,9 @@ namespace ptq {
 // 4 a_zero_point, 5 b_zero_point, 6 bias (optional, `channels` floats), and for MatMulIntegerToFloat 7
 // int_bias (optional, `channels` int32 added to acc, wrapping: the QOperator form's MatMulInteger + Add
 // + DequantizeLinear, with a_scale 1), for ConvIntegerToFloat 7 residual (optional, float32, added to y before
-// its activation: the session's FuseConvSums). Output: float32
+// its activation: the session's FuseConvSums), 8 y_scale and 9 y_zero_point (optional, one float32 and one
+// 8-bit value: the session's FuseConvOutputGroups; the output is then QuantizeLinear(y) of that type, each block
+// of y quantized by the thread that stored it while in cache, the bits of the two nodes). Output: float32
 //   y[..., c, ...] = float(acc[..., c, ...]) * (a_scale * b_scale[c]) + bias[c]
 // with acc the integer op's int32 result (MatMulInteger / ConvInteger of A, B and the zero points), the
 // product a_scale * b_scale[c] taken in float32 (as ONNX Runtime's MatMulIntegerToFloat does), a
@@ -22,6 +24,8 @@ constexpr int kToFloatAZeroPoint = 4;
 constexpr int kToFloatBZeroPoint = 5;
 constexpr int kToFloatIntBias = 7;
 constexpr int kToFloatResidual = 7;
+constexpr int kToFloatYScale = 8;
+constexpr int kToFloatYZeroPoint = 9;
 
 struct FloatScaling {
   std::vector<float> multiplier;  // a_scale * b_scale[c], `copies` times over
