@@ -21,22 +21,27 @@ Graph FuseQdqGroups(const Graph& graph, QdqFusionCount* count) {
   return fused.total() == 0 ? graph : out.Finish(true);
 }
 
-Graph FuseBinaryOutputGroups(const Graph& graph, QdqFusionCount* count) {
+namespace {
+
+// One of the fusions run after the others, over `graph` alone; its count (the field `kind`) added to *count.
+Graph FuseLater(const Graph& graph, void (*fuse)(const QdqIndex&, GraphEdit*, QdqFusionCount*),
+                int QdqFusionCount::*kind, QdqFusionCount* count) {
   const QdqIndex index(graph);
   GraphEdit out(graph);
   QdqFusionCount fused;
-  FuseBinaryOutputs(index, &out, &fused);
-  if (count) count->binary_outputs += fused.binary_outputs;
-  return fused.binary_outputs == 0 ? graph : out.Finish(false);
+  fuse(index, &out, &fused);
+  if (count) count->*kind += fused.*kind;
+  return fused.*kind == 0 ? graph : out.Finish(false);
+}
+
+}  // namespace
+
+Graph FuseBinaryOutputGroups(const Graph& graph, QdqFusionCount* count) {
+  return FuseLater(graph, FuseBinaryOutputs, &QdqFusionCount::binary_outputs, count);
 }
 
 Graph FuseConvOutputGroups(const Graph& graph, QdqFusionCount* count) {
-  const QdqIndex index(graph);
-  GraphEdit out(graph);
-  QdqFusionCount fused;
-  FuseConvOutputs(index, &out, &fused);
-  if (count) count->conv_outputs += fused.conv_outputs;
-  return fused.conv_outputs == 0 ? graph : out.Finish(false);
+  return FuseLater(graph, FuseConvOutputs, &QdqFusionCount::conv_outputs, count);
 }
 
 }  // namespace ptq

@@ -41,30 +41,44 @@ void QdqConv(ModelBuilder& b, std::mt19937& rng, const std::string& in, const st
   n.add_attribute()->CopyFrom(IntAttr("group", group));
 }
 
-// On 1 and 3 threads, channels last and first: the session with float fusion (whose graph check(f) inspects)
-// gives the bits of the session without it (ConvIntegerToFloat, then the fused nodes' own nodes).
-template <class Check>
-void ExpectFusedHasTheSeparateNodesBits(const std::shared_ptr<const Graph>& g,
-                                        const std::map<std::string, Tensor>& feeds, Check check) {
+// f(channels_last) on 1 and 3 threads, channels last and first.
+template <class F>
+void ForThreadsAndLayouts(F f) {
   const int saved = omp_get_max_threads();
   for (int threads : {1, 3}) {
     omp_set_num_threads(threads);
     for (bool channels_last : {true, false}) {
       SCOPED_TRACE(std::string(channels_last ? "channels last" : "channels first") + ", threads " +
                    std::to_string(threads));
-      SessionOptions fused, plain;
-      fused.channels_last = plain.channels_last = channels_last;
-      plain.fuse_float_patterns = false;
-      Session f(g, fused), p(g, plain);
-      check(f);
-      const std::vector<Tensor> got = f.Run(feeds), want = p.Run(feeds);
-      for (size_t o = 0; o < want.size(); ++o) {
-        ASSERT_EQ(got[o].shape(), want[o].shape());
-        EXPECT_EQ(0, std::memcmp(got[o].raw(), want[o].raw(), want[o].nbytes())) << g->outputs[o].name;
-      }
+      f(channels_last);
     }
   }
   omp_set_num_threads(saved);
+}
+
+// Every output of `got` has the bits of the same output of `want`.
+void ExpectSameBits(const std::vector<Tensor>& got, const std::vector<Tensor>& want, const Graph& g) {
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t o = 0; o < want.size(); ++o) {
+    ASSERT_EQ(got[o].dtype(), want[o].dtype()) << g.outputs[o].name;
+    ASSERT_EQ(got[o].shape(), want[o].shape()) << g.outputs[o].name;
+    EXPECT_EQ(0, std::memcmp(got[o].raw(), want[o].raw(), want[o].nbytes())) << g.outputs[o].name;
+  }
+}
+
+// On 1 and 3 threads, channels last and first: the session with float fusion (whose graph check(f) inspects)
+// gives the bits of the session without it (ConvIntegerToFloat, then the fused nodes' own nodes).
+template <class Check>
+void ExpectFusedHasTheSeparateNodesBits(const std::shared_ptr<const Graph>& g,
+                                        const std::map<std::string, Tensor>& feeds, Check check) {
+  ForThreadsAndLayouts([&](bool channels_last) {
+    SessionOptions fused, plain;
+    fused.channels_last = plain.channels_last = channels_last;
+    plain.fuse_float_patterns = false;
+    Session f(g, fused), p(g, plain);
+    check(f);
+    ExpectSameBits(f.Run(feeds), p.Run(feeds), *g);
+  });
 }
 
 // EfficientNet's and RegNet's integer layers with float outputs: a strided 3x3 convolution then SiLU, a
@@ -173,35 +187,28 @@ TEST(QdqFuseActivation, IntegerConvolutionsQuantizeTheirOutputsWithTheSameBits) 
   std::mt19937 rng(29);
   const auto fused_graph = QuantizedOutputModel(false), apart_graph = QuantizedOutputModel(true);
   const std::map<std::string, Tensor> feeds = {{"x", Floats(rng, {1, 8, 56, 40}, -6.0f, 6.0f)}};
-  const int saved = omp_get_max_threads();
-  for (int threads : {1, 3}) {
-    omp_set_num_threads(threads);
-    for (bool channels_last : {true, false}) {
-      SCOPED_TRACE(std::string(channels_last ? "channels last" : "channels first") + ", threads " +
-                   std::to_string(threads));
-      SessionOptions options;
-      options.channels_last = channels_last;
-      Session fused(fused_graph, options), apart(apart_graph, options);
-      EXPECT_EQ(fused.fused().conv_outputs, 4);
-      EXPECT_EQ(apart.fused().conv_outputs, 0);
-      EXPECT_EQ(Count(fused.graph(), "QuantizeLinear"), 1);  // the input's
-      const std::vector<Tensor> got = fused.Run(feeds), want = apart.Run(feeds);
-      int64_t low = 0, high = 0;
-      for (size_t o = 0; o < got.size(); ++o) {
-        ASSERT_EQ(got[o].dtype(), want[o].dtype()) << fused_graph->outputs[o].name;
-        ASSERT_EQ(got[o].shape(), want[o].shape()) << fused_graph->outputs[o].name;
-        EXPECT_EQ(0, std::memcmp(got[o].raw(), want[o].raw(), want[o].nbytes())) << fused_graph->outputs[o].name;
-        for (int64_t i = 0; i < got[o].size(); ++i) {
-          const double v = got[o].GetAsDouble(i);
-          low += v == (got[o].dtype() == DataType::kInt8 ? -128 : 0);
-          high += v == (got[o].dtype() == DataType::kInt8 ? 127 : 255);
-        }
+  ForThreadsAndLayouts([&](bool channels_last) {
+    SessionOptions options;
+    options.channels_last = channels_last;
+    Session fused(fused_graph, options), apart(apart_graph, options);
+    EXPECT_EQ(fused.fused().conv_outputs, 4);
+    EXPECT_EQ(apart.fused().conv_outputs, 0);
+    EXPECT_EQ(Count(fused.graph(), "QuantizeLinear"), 1);  // the input's
+    const std::vector<Tensor> got = fused.Run(feeds);
+    std::vector<Tensor> want = apart.Run(feeds);
+    want.resize(got.size());  // the exposed float outputs come after the quantized ones
+    ExpectSameBits(got, want, *fused_graph);
+    int64_t low = 0, high = 0;  // both ends of the 8-bit ranges are reached
+    for (const Tensor& t : got) {
+      const double lo = t.dtype() == DataType::kInt8 ? -128 : 0, hi = t.dtype() == DataType::kInt8 ? 127 : 255;
+      for (int64_t i = 0; i < t.size(); ++i) {
+        low += t.GetAsDouble(i) == lo;
+        high += t.GetAsDouble(i) == hi;
       }
-      EXPECT_GT(low, 0);  // both ends of the 8-bit ranges are reached
-      EXPECT_GT(high, 0);
     }
-  }
-  omp_set_num_threads(saved);
+    EXPECT_GT(low, 0);
+    EXPECT_GT(high, 0);
+  });
 }
 
 }  // namespace
