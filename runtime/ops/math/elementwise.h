@@ -437,6 +437,29 @@ void BinaryRun(const typename EA::Storage* a, int64_t sa, const typename EB::Sto
   BinaryRows<EA, EB, EO>(a, 0, sa, b, 0, sb, out, 0, 1, n, fn);
 }
 
+// For a plan of two inputs, the whole output shared between threads: f(a_offset, a_row_stride, b_offset,
+// b_row_stride, out_offset, rows, n), whose row r reads a + a_offset + r * a_row_stride (b likewise, each stepping by
+// its p.inner_step within the row) and writes the n outputs from out_offset + r * n. Short runs come as spans of rows
+// of n = p.inner (no odometer step per run); long ones, and a single run, as pieces of one row.
+template <class F>
+void ForEachBinarySpan(const BroadcastPlan& p, const F& f) {
+  if (p.out_size == 0) return;
+  if (!p.outer_dims.empty() && p.inner < 1024) {
+    const int64_t n = p.inner;
+    int64_t rows = 1;
+    for (int64_t d : p.outer_dims) rows *= d;
+    ForEachChunk(rows, std::max<int64_t>(1, 1024 / n), ElementwiseThreads(p.out_size), [&](int64_t r0, int64_t r1) {
+      ForEachRowSpan(p, r0, r1, [&](int64_t oa, int64_t ob, int64_t ra, int64_t rb, int64_t first, int64_t count) {
+        f(oa, ra, ob, rb, first * n, count, n);
+      });
+    });
+    return;
+  }
+  ForEachRun(p, [&](const int64_t* off, int64_t out_off, int64_t n) {
+    f(off[0], int64_t{0}, off[1], int64_t{0}, out_off, int64_t{1}, n);
+  });
+}
+
 // C = fn(A, B) element-wise with numpy broadcasting; C has EO's type.
 template <class EA, class EB, class EO, class Fn>
 Tensor BroadcastBinary(const Tensor& a, const Tensor& b, const Fn& fn) {
@@ -445,19 +468,9 @@ Tensor BroadcastBinary(const Tensor& a, const Tensor& b, const Fn& fn) {
   const auto* pa = a.data<typename EA::Storage>();
   const auto* pb = b.data<typename EB::Storage>();
   auto* pc = c.data<typename EO::Storage>();
-  if (!p.outer_dims.empty() && p.inner < 1024 && p.out_size > 0) {  // short runs: no odometer, a call per span
-    const int64_t n = p.inner, sa = p.inner_step[0], sb = p.inner_step[1];
-    int64_t rows = 1;
-    for (int64_t d : p.outer_dims) rows *= d;
-    ForEachChunk(rows, std::max<int64_t>(1, 1024 / n), ElementwiseThreads(p.out_size), [&](int64_t r0, int64_t r1) {
-      ForEachRowSpan(p, r0, r1, [&](int64_t oa, int64_t ob, int64_t ra, int64_t rb, int64_t first, int64_t count) {
-        BinaryRows<EA, EB, EO>(pa + oa, ra, sa, pb + ob, rb, sb, pc + first * n, 0, count, n, fn);
-      });
-    });
-    return c;
-  }
-  ForEachRun(p, [&](const int64_t* off, int64_t out_off, int64_t n) {
-    BinaryRun<EA, EB, EO>(pa + off[0], p.inner_step[0], pb + off[1], p.inner_step[1], pc + out_off, n, fn);
+  const int64_t sa = p.inner_step[0], sb = p.inner_step[1];
+  ForEachBinarySpan(p, [&](int64_t oa, int64_t ra, int64_t ob, int64_t rb, int64_t out, int64_t rows, int64_t n) {
+    BinaryRows<EA, EB, EO>(pa + oa, ra, sa, pb + ob, rb, sb, pc + out, 0, rows, n, fn);
   });
   return c;
 }

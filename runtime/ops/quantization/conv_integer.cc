@@ -8,12 +8,10 @@
 #include "runtime/kernels/conv/int8_conv.h"
 #include "runtime/kernels/conv/int_conv_reference.h"
 #include "runtime/kernels/vector/residual_row.h"
-#include "runtime/ops/math/elementwise.h"
-#include "runtime/ops/quantization/quantize_linear_rows.h"
 #include "runtime/ops/nn/conv_activation.h"
 #include "runtime/ops/quantization/integer_to_float.h"
+#include "runtime/ops/quantization/quantize_linear.h"
 #include "runtime/channels_last_layout.h"
-#include "runtime/quant_math.h"
 
 namespace ptq {
 namespace {
@@ -66,12 +64,17 @@ class ConvIntegerKernel : public Kernel {
       PTQ_ENFORCE(z->dtype() == DataType::kFloat, "input 'residual' has type ", DataTypeName(z->dtype()),
                   "; expected float32");
     }
-    const Quantized quantized = to_float_ ? ReadQuantized(ctx) : Quantized{};
+    // The QuantizeLinear of the output (inputs y_scale and y_zero_point), when given.
+    const Tensor* y_scale = to_float_ ? ctx.input(kToFloatYScale) : nullptr;
+    const std::optional<Quantize8> quantized =
+        y_scale != nullptr ? std::optional<Quantize8>(ReadQuantize8(*y_scale, ctx.required_input(kToFloatYZeroPoint),
+                                                                    "ConvIntegerToFloat"))
+                           : std::nullopt;
     if (geometry.window.rank() > 3) {
       Tensor acc = IntConvReference(x, x_zero_point, w, w_zero_points, geometry);
       ctx.outputs[0] = to_float_ ? ScaleChannels(acc, scaling) : std::move(acc);
       Finish(z, &ctx.outputs[0]);
-      if (quantized.on) ctx.outputs[0] = QuantizeAll(ctx.outputs[0], quantized);
+      if (quantized) ctx.outputs[0] = QuantizeAll(ctx.outputs[0], *quantized);
       return;
     }
     const bool use_packed = packed_ && packed_->w_shape == w.shape() && packed_->dtype == w.dtype() &&
@@ -91,12 +94,12 @@ class ConvIntegerKernel : public Kernel {
     // With y_scale: each finished block quantized into q while in cache (y is then scratch).
     Tensor q;
     FloatRowFinish then_quantize;
-    if (quantized.on && in_store) {
-      q = Tensor::Uninitialized(quantized.type, y.shape());
-      then_quantize = [first = finish, &quantized, y_begin = y.data<float>(), q_begin = static_cast<uint8_t*>(q.raw())](
-                          float* out, int64_t n) {
+    if (quantized && in_store) {
+      q = Tensor::Uninitialized(quantized->type, y.shape());
+      then_quantize = [first = finish, &q8 = *quantized, y_begin = y.data<float>(),
+                       q_begin = static_cast<uint8_t*>(q.raw())](float* out, int64_t n) {
         if (first != nullptr) (*first)(out, n);
-        QuantizeInto(out, n, quantized, q_begin + (out - y_begin));
+        QuantizeRun8(out, n, q8, q_begin + (out - y_begin));
       };
       finish = &then_quantize;
     }
@@ -104,8 +107,8 @@ class ConvIntegerKernel : public Kernel {
              to_float_ ? Int8Output::kFloat : Int8Output::kInt32, to_float_ ? scaling.multiplier.data() : nullptr, 0,
              y, to_float_ ? scaling.bias.data() : nullptr, finish);
     if (!in_store) Finish(z, &y);
-    if (quantized.on) {
-      ctx.outputs[0] = in_store ? std::move(q) : QuantizeAll(y, quantized);
+    if (quantized) {
+      ctx.outputs[0] = in_store ? std::move(q) : QuantizeAll(y, *quantized);
       return;
     }
     ctx.outputs[0] = std::move(y);
@@ -123,37 +126,10 @@ class ConvIntegerKernel : public Kernel {
     return y;
   }
 
-  // The QuantizeLinear of the output (inputs y_scale and y_zero_point), when given.
-  struct Quantized {
-    bool on = false;
-    DataType type = DataType::kUint8;
-    QuantizeRunParams params;
-  };
-  static Quantized ReadQuantized(const KernelContext& ctx) {
-    const Tensor* scale = ctx.input(kToFloatYScale);
-    if (scale == nullptr) return {};
-    const Tensor& zero_point = ctx.required_input(kToFloatYZeroPoint);
-    PTQ_ENFORCE(scale->dtype() == DataType::kFloat && scale->size() == 1, "input 'y_scale' must be one float32");
-    PTQ_ENFORCE((zero_point.dtype() == DataType::kUint8 || zero_point.dtype() == DataType::kInt8) &&
-                    zero_point.size() == 1,
-                "input 'y_zero_point' must be one uint8 or int8");
-    const QuantRange r = QuantRangeOf(zero_point.dtype());
-    return {true, zero_point.dtype(),
-            MakeQuantizeRunParams(scale->data<float>()[0], static_cast<int32_t>(zero_point.GetAsDouble(0)), r.qmin,
-                                  r.qmax)};
-  }
-  // q[i] = QuantizeValue(y[i]) for i < n, q of type quantized.type.
-  static void QuantizeInto(const float* y, int64_t n, const Quantized& quantized, uint8_t* q) {
-    const bool avx2 = UseAvx2Clone<float, float>();
-    if (quantized.type == DataType::kInt8) {
-      QuantizeRun(y, n, quantized.params, reinterpret_cast<int8_t*>(q), avx2);
-    } else {
-      QuantizeRun(y, n, quantized.params, q, avx2);
-    }
-  }
-  static Tensor QuantizeAll(const Tensor& y, const Quantized& quantized) {
+  // y quantized whole.
+  static Tensor QuantizeAll(const Tensor& y, const Quantize8& quantized) {
     Tensor q = Tensor::Uninitialized(quantized.type, y.shape());
-    QuantizeInto(y.data<float>(), y.size(), quantized, static_cast<uint8_t*>(q.raw()));
+    QuantizeRun8(y.data<float>(), y.size(), quantized, q.raw());
     return q;
   }
 

@@ -172,6 +172,24 @@ Tensor QuantizeLinear(const Tensor& x, const Tensor& y_scale, const Tensor* y_ze
   return y;
 }
 
+Quantize8 ReadQuantize8(const Tensor& y_scale, const Tensor& y_zero_point, const std::string& op) {
+  PTQ_ENFORCE(y_scale.dtype() == DataType::kFloat && y_scale.size() == 1, op, ": y_scale must be one float32");
+  const DataType t = y_zero_point.dtype();
+  PTQ_ENFORCE((t == DataType::kUint8 || t == DataType::kInt8) && y_zero_point.size() == 1, op,
+              ": y_zero_point must be one uint8 or int8");
+  return {t, MakeQuantizeRunParams(y_scale.data<float>()[0], static_cast<int32_t>(y_zero_point.GetAsDouble(0)),
+                                   QuantMin(t), QuantMax(t))};
+}
+
+void QuantizeRun8(const float* x, int64_t n, const Quantize8& q, void* y) {
+  const bool avx2 = UseAvx2Clone<float, float>();
+  if (q.type == DataType::kInt8) {
+    QuantizeRun(x, n, q.params, static_cast<int8_t*>(y), avx2);
+  } else {
+    QuantizeRun(x, n, q.params, static_cast<uint8_t*>(y), avx2);
+  }
+}
+
 namespace {
 
 class QuantizeLinearKernel : public Kernel {

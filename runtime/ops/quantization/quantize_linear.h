@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "runtime/kernel.h"
+#include "runtime/ops/quantization/quantize_linear_rows.h"
 #include "runtime/tensor.h"
 
 namespace ptq {
@@ -25,6 +26,16 @@ DataType QuantizeLinearOutputType(DataType zero_point_type, const QuantizeLinear
 // y_scale: float32 (float16 / bfloat16 from opset 19). Granularity: see quant_axis.h.
 Tensor QuantizeLinear(const Tensor& x, const Tensor& y_scale, const Tensor* y_zero_point,
                       const QuantizeLinearAttrs& attrs);
+
+// A QuantizeLinear to 8 bits with one scale and zero point, as the session's fused nodes take it at their end.
+struct Quantize8 {
+  DataType type = DataType::kUint8;  // the zero point's
+  QuantizeRunParams params;
+};
+// y_scale one float32, y_zero_point one uint8 or int8; else an input error naming `op`.
+Quantize8 ReadQuantize8(const Tensor& y_scale, const Tensor& y_zero_point, const std::string& op);
+// y[i] = QuantizeValue(x[i]) for i < n, y of q.type: QuantizeLinear's own loop (quantize_linear_rows.h).
+void QuantizeRun8(const float* x, int64_t n, const Quantize8& q, void* y);
 
 std::unique_ptr<Kernel> MakeQuantizeLinear(const KernelInit& init);
 
