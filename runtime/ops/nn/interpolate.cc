@@ -2,6 +2,7 @@
 // linear or cubic pass per resized axis (both are separable).
 #include "runtime/ops/nn/interpolate.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 
@@ -9,6 +10,7 @@
 #include "runtime/ops/math/elementwise.h"
 #include "runtime/ops/math/row_math.h"
 #include "runtime/shape_util.h"
+#include "runtime/threading.h"
 
 namespace ptq {
 namespace {
@@ -119,44 +121,75 @@ AxisTable MakeAxisTable(const InterpSpec& spec, int64_t in, int64_t out, float s
   return t;
 }
 
-// out[o] = in[sum_a offsets[a][o_a]] over the output odometer; a negative sum (some axis outside
-// the input) gives `fill`. Offsets of outside positions are -(input size), so any sum including
-// one stays negative.
+// Threads for a resampling pass writing `elements` outputs: one below 64 K (the team costs more than it saves),
+// and one inside a parallel region (see InParallelRegion).
+int PassThreads(int64_t elements) {
+  return InParallelRegion() || elements < (int64_t{1} << 16) ? 1 : omp_get_max_threads();
+}
+
+// out[o * run + i] = in[sum_a offsets[a][o_a] + i] for i < run, over the odometer of out_shape (the outer axes;
+// run: the product of the trailing axes that are not resized, copied as they are); a negative sum (some axis
+// outside the input) gives `fill`. Offsets of outside positions are -(input size), so any sum including one
+// stays negative. Threads share the rows of the last outer axis, each starting its odometer at its first row.
 template <class S>
 void GatherNearest(const S* in, S* out, const Shape& out_shape, const std::vector<std::vector<int64_t>>& offsets,
-                   S fill) {
+                   int64_t run, S fill) {
   const size_t rank = out_shape.size();
-  const int64_t total = ShapeSize(out_shape);
-  if (total == 0) return;
   const int64_t width = out_shape[rank - 1];
+  const int64_t rows = width == 0 ? 0 : ShapeSize(out_shape) / width;
+  if (rows == 0) return;
   const int64_t* __restrict last = offsets[rank - 1].data();
-  std::vector<int64_t> index(rank - 1, 0);
-  int64_t base = 0;
-  for (size_t a = 0; a + 1 < rank; ++a) base += offsets[a][0];
-  for (int64_t o = 0; o < total; o += width) {
-    S* __restrict y = out + o;
-    for (int64_t j = 0; j < width; ++j) {
-      const int64_t off = base + last[j];
-      y[j] = off < 0 ? fill : in[off];
+  const int threads = PassThreads(rows * width * run);
+  const int64_t per_unit = ItemsPerUnit(rows, threads);
+  const int64_t units = (rows + per_unit - 1) / per_unit;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (threads > 1)
+  for (int64_t u = 0; u < units; ++u) {
+    const int64_t r0 = u * per_unit, r1 = std::min(rows, r0 + per_unit);
+    std::vector<int64_t> index(rank - 1, 0);
+    int64_t base = 0;
+    for (size_t a = rank - 1, rest = static_cast<size_t>(r0); a-- > 0;) {
+      const size_t extent = static_cast<size_t>(out_shape[a]);
+      index[a] = static_cast<int64_t>(rest % extent);
+      rest /= extent;
+      base += offsets[a][static_cast<size_t>(index[a])];
     }
-    for (size_t a = rank - 1; a-- > 0;) {
-      base -= offsets[a][static_cast<size_t>(index[a])];
-      if (++index[a] < out_shape[a]) {
-        base += offsets[a][static_cast<size_t>(index[a])];
-        break;
+    for (int64_t r = r0; r < r1; ++r) {
+      S* __restrict y = out + r * width * run;
+      if (run == 1) {
+        for (int64_t j = 0; j < width; ++j) {
+          const int64_t off = base + last[j];
+          y[j] = off < 0 ? fill : in[off];
+        }
+      } else {
+        for (int64_t j = 0; j < width; ++j, y += run) {
+          const int64_t off = base + last[j];
+          if (off < 0) std::fill(y, y + run, fill);
+          else std::memcpy(y, in + off, static_cast<size_t>(run) * sizeof(S));
+        }
       }
-      index[a] = 0;
-      base += offsets[a][0];
+      for (size_t a = rank - 1; a-- > 0;) {
+        base -= offsets[a][static_cast<size_t>(index[a])];
+        if (++index[a] < out_shape[a]) {
+          base += offsets[a][static_cast<size_t>(index[a])];
+          break;
+        }
+        index[a] = 0;
+        base += offsets[a][0];
+      }
     }
   }
 }
 
 Tensor InterpolateNearest(const Tensor& x, const Shape& out_shape, const std::vector<AxisTable>& tables,
                           float extrapolation_value) {
-  const size_t rank = out_shape.size();
+  // Trailing axes left as they are (the channels of a channels-last image) are copied as runs.
+  size_t outer_rank = out_shape.size();
+  int64_t run = 1;
+  while (outer_rank > 1 && tables[outer_rank - 1].identity) run *= out_shape[--outer_rank];
+  const Shape outer_shape(out_shape.begin(), out_shape.begin() + static_cast<std::ptrdiff_t>(outer_rank));
   const std::vector<int64_t> strides = Strides(x.shape());
-  std::vector<std::vector<int64_t>> offsets(rank);
-  for (size_t a = 0; a < rank; ++a) {
+  std::vector<std::vector<int64_t>> offsets(outer_rank);
+  for (size_t a = 0; a < outer_rank; ++a) {
     offsets[a].resize(static_cast<size_t>(out_shape[a]));
     for (size_t j = 0; j < offsets[a].size(); ++j) {
       if (tables[a].identity) offsets[a][j] = static_cast<int64_t>(j) * strides[a];
@@ -166,48 +199,53 @@ Tensor InterpolateNearest(const Tensor& x, const Shape& out_shape, const std::ve
   Tensor y(x.dtype(), out_shape);
   unsigned char fill[8] = {};
   StoreScalar(x.dtype(), extrapolation_value, fill);
-  auto run = [&](auto zero) {
+  auto gather = [&](auto zero) {
     using S = decltype(zero);
     S f;
     std::memcpy(&f, fill, sizeof(S));
-    GatherNearest(static_cast<const S*>(x.raw()), static_cast<S*>(y.raw()), out_shape, offsets, f);
+    GatherNearest(static_cast<const S*>(x.raw()), static_cast<S*>(y.raw()), outer_shape, offsets, run, f);
   };
   switch (ElementSize(x.dtype())) {
-    case 1: run(uint8_t{}); break;
-    case 2: run(uint16_t{}); break;
-    case 4: run(uint32_t{}); break;
-    case 8: run(uint64_t{}); break;
+    case 1: gather(uint8_t{}); break;
+    case 2: gather(uint16_t{}); break;
+    case 4: gather(uint32_t{}); break;
+    case 8: gather(uint64_t{}); break;
     default: ThrowInputError("Resize: element type ", DataTypeName(x.dtype()), " is not supported");
   }
   return y;
 }
 
 // One linear pass along the middle axis of [outer, in, inner] -> [outer, out, inner]:
-// y[o, j, :] = (1 - w1[j]) * x[o, i0[j], :] + w1[j] * x[o, i1[j], :], or `fill` outside.
+// y[o, j, :] = (1 - w1[j]) * x[o, i0[j], :] + w1[j] * x[o, i1[j], :], or `fill` outside. Threads share the
+// rows (o, j), or the o when inner is 1.
 template <class C>
 void LinearPass(const C* x, C* y, int64_t outer, int64_t in, int64_t out, int64_t inner, const AxisTable& t, C fill) {
-  for (int64_t o = 0; o < outer; ++o) {
-    const C* xo = x + o * in * inner;
-    C* yo = y + o * out * inner;
-    if (inner == 1) {
+  const int threads = PassThreads(outer * out * inner);
+  if (inner == 1) {
+#pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1)
+    for (int64_t o = 0; o < outer; ++o) {
+      const C* xo = x + o * in;
+      C* yo = y + o * out;
       for (int64_t j = 0; j < out; ++j) {
         const C w1 = static_cast<C>(t.w1[static_cast<size_t>(j)]);
         const C v = (C(1) - w1) * xo[t.i0[static_cast<size_t>(j)]] + w1 * xo[t.i1[static_cast<size_t>(j)]];
         yo[j] = t.outside[static_cast<size_t>(j)] ? fill : v;
       }
+    }
+    return;
+  }
+#pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1)
+  for (int64_t row = 0; row < outer * out; ++row) {
+    const int64_t o = row / out, j = row % out;
+    C* __restrict yr = y + row * inner;
+    if (t.outside[static_cast<size_t>(j)]) {
+      for (int64_t i = 0; i < inner; ++i) yr[i] = fill;
       continue;
     }
-    for (int64_t j = 0; j < out; ++j) {
-      C* __restrict yr = yo + j * inner;
-      if (t.outside[static_cast<size_t>(j)]) {
-        for (int64_t i = 0; i < inner; ++i) yr[i] = fill;
-        continue;
-      }
-      const C w1 = static_cast<C>(t.w1[static_cast<size_t>(j)]), w0 = C(1) - w1;
-      const C* __restrict x0 = xo + t.i0[static_cast<size_t>(j)] * inner;
-      const C* __restrict x1 = xo + t.i1[static_cast<size_t>(j)] * inner;
-      for (int64_t i = 0; i < inner; ++i) yr[i] = w0 * x0[i] + w1 * x1[i];
-    }
+    const C w1 = static_cast<C>(t.w1[static_cast<size_t>(j)]), w0 = C(1) - w1;
+    const C* __restrict x0 = x + (o * in + t.i0[static_cast<size_t>(j)]) * inner;
+    const C* __restrict x1 = x + (o * in + t.i1[static_cast<size_t>(j)]) * inner;
+    for (int64_t i = 0; i < inner; ++i) yr[i] = w0 * x0[i] + w1 * x1[i];
   }
 }
 

@@ -1,8 +1,11 @@
 // Tests of Resize and Upsample against values computed independently (numpy or by hand).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
+#include "runtime/shape_util.h"
+#include "runtime/threading.h"
 #include "tests/runtime/ops/op_test_util.h"
 
 namespace ptq {
@@ -158,6 +161,108 @@ TEST(ResizeOp, CubicWeightsEdgeClampAndExcludeOutside) {
   EXPECT_NEAR(ToVector<float>(y[0])[2], 2, kTol);
   EXPECT_NEAR(ToVector<float>(y[0])[6], 4, kTol);
   EXPECT_THROW(RunOp("Upsample", 9, aligned, {Row1234(), Scales({1, 1, 1, 2})}), Error);
+}
+
+// A tensor of `shape` with distinct values i * 1e-4 - 2 (apart by far more than their rounding; smooth, so that
+// float32 coordinates move an interpolated value by little).
+Tensor Ramp(const Shape& shape) {
+  Tensor t(DataType::kFloat, shape);
+  float* p = t.data<float>();
+  for (int64_t i = 0; i < t.size(); ++i) p[i] = static_cast<float>(i) * 1e-4f - 2.0f;
+  return t;
+}
+
+// Resize on one and on two threads: the same bits.
+std::vector<float> ResizeOnThreads(int threads, const Attributes& attrs, const std::vector<Tensor>& inputs) {
+  SetNumThreads(threads);
+  std::vector<float> y = ToVector<float>(RunOp("Resize", 13, attrs, inputs)[0]);
+  SetNumThreads(1);
+  return y;
+}
+
+// Outputs large enough to be shared by threads (over 64 K values): a channels-last image upsampled 2x (its
+// channels copied as runs) and a channels-first one downsampled, each value checked against the input element
+// asymmetric / floor picks, y[.., h, w, ..] = x[.., floor(h / s), floor(w / s), ..].
+TEST(ResizeOp, LargeNearestPicksTheFloorElementOnAnyThreads) {
+  Attributes attrs;
+  attrs.Set("coordinate_transformation_mode", StringAttr("asymmetric"));
+  attrs.Set("nearest_mode", StringAttr("floor"));
+  const Tensor nhwc = Ramp({2, 33, 47, 24});
+  const std::vector<float> x = ToVector<float>(nhwc);
+  for (int threads : {1, 2}) {
+    const std::vector<float> y = ResizeOnThreads(threads, attrs, {nhwc, kNone, Scales({1, 2, 2, 1})});
+    ASSERT_EQ(y.size(), size_t{2 * 66 * 94 * 24});
+    size_t bad = 0;
+    for (int64_t n = 0; n < 2; ++n)
+      for (int64_t h = 0; h < 66; ++h)
+        for (int64_t w = 0; w < 94; ++w)
+          for (int64_t c = 0; c < 24; ++c) {
+            const float want = x[static_cast<size_t>(((n * 33 + h / 2) * 47 + w / 2) * 24 + c)];
+            bad += y[static_cast<size_t>(((n * 66 + h) * 94 + w) * 24 + c)] != want;
+          }
+    EXPECT_EQ(bad, 0u) << threads << " threads";
+  }
+  const Tensor nchw = Ramp({2, 5, 160, 150});
+  const std::vector<float> xc = ToVector<float>(nchw);
+  for (int threads : {1, 2}) {
+    const std::vector<float> y = ResizeOnThreads(threads, attrs, {nchw, kNone, Scales({1, 1, 0.5f, 0.5f})});
+    ASSERT_EQ(y.size(), size_t{2 * 5 * 80 * 75});
+    size_t bad = 0;
+    for (int64_t p = 0; p < 10; ++p)
+      for (int64_t h = 0; h < 80; ++h)
+        for (int64_t w = 0; w < 75; ++w) {
+          bad += y[static_cast<size_t>((p * 80 + h) * 75 + w)] != xc[static_cast<size_t>((p * 160 + 2 * h) * 150 + 2 * w)];
+        }
+    EXPECT_EQ(bad, 0u) << threads << " threads";
+  }
+}
+
+// Bilinear half_pixel resizes of channels-first and channels-last images to odd sizes, against a bilinear
+// interpolation in double (coordinates (j + 0.5) * in / out - 0.5 clamped to [0, in - 1]; ptq computes them in
+// float32 from the float scale, hence the tolerance), and the same bits on one and two threads.
+TEST(ResizeOp, LargeLinearMatchesBilinearOnAnyThreads) {
+  constexpr double kLinearTol = 2e-5;  // relative to max(1, |value|): float32 coordinates and weights
+  Attributes attrs;
+  attrs.Set("mode", StringAttr("linear"));
+  const auto coord = [](int64_t j, int64_t in, int64_t out, int64_t* i0, int64_t* i1, double* w1) {
+    double c = (static_cast<double>(j) + 0.5) * static_cast<double>(in) / static_cast<double>(out) - 0.5;
+    c = std::min(std::max(c, 0.0), static_cast<double>(in - 1));
+    *i0 = static_cast<int64_t>(c);
+    *i1 = std::min(*i0 + 1, in - 1);
+    *w1 = c - static_cast<double>(*i0);
+  };
+  struct Case {
+    Shape in, out;
+    int h_axis;  // H and W are axes h_axis and h_axis + 1
+  };
+  for (const Case& k : {Case{{1, 3, 70, 90}, {1, 3, 151, 203}, 2}, Case{{2, 37, 41, 16}, {2, 80, 97, 16}, 1}}) {
+    const Tensor x = Ramp(k.in);
+    const std::vector<float> xv = ToVector<float>(x);
+    const std::vector<float> y1 = ResizeOnThreads(1, attrs, {x, kNone, kNone, Sizes(k.out)});
+    const std::vector<float> y2 = ResizeOnThreads(2, attrs, {x, kNone, kNone, Sizes(k.out)});
+    ASSERT_EQ(y1.size(), static_cast<size_t>(ShapeSize(k.out)));
+    EXPECT_TRUE(y1 == y2) << "one and two threads differ";
+    const int64_t H = k.in[k.h_axis], W = k.in[k.h_axis + 1], OH = k.out[k.h_axis], OW = k.out[k.h_axis + 1];
+    const int64_t outer = k.h_axis == 2 ? k.in[0] * k.in[1] : k.in[0];
+    const int64_t inner = k.h_axis == 2 ? 1 : k.in[3];
+    double worst = 0;
+    for (int64_t o = 0; o < outer; ++o)
+      for (int64_t h = 0; h < OH; ++h)
+        for (int64_t w = 0; w < OW; ++w)
+          for (int64_t c = 0; c < inner; ++c) {
+            int64_t h0, h1, w0, w1;
+            double a, b;
+            coord(h, H, OH, &h0, &h1, &a);
+            coord(w, W, OW, &w0, &w1, &b);
+            const auto at = [&](int64_t ih, int64_t iw) {
+              return static_cast<double>(xv[static_cast<size_t>(((o * H + ih) * W + iw) * inner + c)]);
+            };
+            const double want = (1 - a) * ((1 - b) * at(h0, w0) + b * at(h0, w1)) + a * ((1 - b) * at(h1, w0) + b * at(h1, w1));
+            const double got = y1[static_cast<size_t>(((o * OH + h) * OW + w) * inner + c)];
+            worst = std::max(worst, std::fabs(got - want) / std::max(1.0, std::fabs(want)));
+          }
+    EXPECT_LT(worst, kLinearTol) << ShapeToString(k.in) << " -> " << ShapeToString(k.out);
+  }
 }
 
 // Upsample: output[i] = input[floor(i / scale)] (the ONNX Upsample example).
