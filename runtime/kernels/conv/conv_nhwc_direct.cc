@@ -1,6 +1,6 @@
 // ConvNhwcDirectF32: tiles of 6 output positions x 16 output channels of one group in ymm registers (AVX2+FMA),
 // or of 12 x 16 in zmm registers (AVX-512F), each position's taps (or kernel rows) read through pointers into the
-// image (zeros outside it).
+// image (zeros outside it), K block by K block of the packed weights.
 #include "runtime/kernels/conv/conv_nhwc_direct.h"
 
 #include <omp.h>
@@ -28,12 +28,22 @@ bool ReadsKernelRows(const ConvGeometry& g) {
   return g.in_channels_per_group() < 8 && g.group == 1 && g.window.dilations[1] == 1;
 }
 
+constexpr int64_t kMaxTaps = 32;  // taps of a window read through pointers (5 x 5 and smaller)
+
 }  // namespace
 
 bool ConvNhwcDirectApplies(const ConvGeometry& g) {
   if (!g.channels_last || g.window.rank() != 2 || !GetCpuFeatures().avx2_fma) return false;
-  const int64_t cg = g.in_channels_per_group(), K = cg * g.window.kernel[0] * g.window.kernel[1];
-  return (cg >= 8 || ReadsKernelRows(g)) && K <= 256 && F32GemmKBlock(K) == K && g.out_channels_per_group() % 8 == 0;
+  const int64_t cg = g.in_channels_per_group(), T = g.window.kernel[0] * g.window.kernel[1], K = cg * T;
+  if (g.out_channels_per_group() % 8 != 0) return false;
+  if (ReadsKernelRows(g)) return K <= 256 && F32GemmKBlock(K) == K;
+  if (cg < 8 || T > kMaxTaps) return false;
+  if (K <= 256) return true;
+  // Deeper products: windows of stride 1 (each pixel then serves several taps of a tile; strided windows and 1 x 1
+  // ones lost 7-60% of ResNet-50's time against im2row and the GEMM) with at most 4 MiB of weights a group (each
+  // block of positions reads them all: FCN's 9 MiB and 36 MiB lost 5% and 48%).
+  const bool stride1 = g.window.strides[0] == 1 && g.window.strides[1] == 1;
+  return stride1 && T > 1 && K * g.out_channels_per_group() <= (int64_t{1} << 20);
 }
 
 #if defined(__x86_64__)
@@ -43,14 +53,18 @@ constexpr int64_t kRows = kF32TileRows;  // output positions per tile
 constexpr int64_t kPanel = kF32PanelCols;
 constexpr int64_t kChunk = 16 * kRows;  // output positions per unit of work
 
-// One tile's arguments: taps[r * T + t] points at tap t's cg channels for position r.
+// One tile's arguments: taps[r * T + t] points at tap t's cg channels for position r. The tile computes the K
+// block [k0, k0 + kc) of k = t * cg + c as the GEMM does a K block (F32Tile's contract with alpha 1, beta 0).
 struct DirectTile {
   const float* const* taps;
-  int64_t shift;  // added to every tap pointer: the group's first channel
+  const float* zeros;  // not nullptr: a tap that is `zeros` for every row of the tile is skipped
+  int64_t shift;       // added to every tap pointer: the group's first channel
   int64_t T, cg;
-  const float* b;  // the panel: b[k * 16 + i], k = t * cg + c
+  int64_t k0, kc;
+  const float* b;  // the panel's K block: b[(k - k0) * 16 + i]
   float* y;
   int64_t ldy;
+  bool first, last;        // the product's first and last K block
   const float* col_bias;  // nullptr: none
   const float* sum;       // nullptr: none
   int64_t ld_sum;
@@ -58,8 +72,10 @@ struct DirectTile {
   float lo, hi;
 };
 
-// acc = fma(A(r, k), B(k, n), acc) for k = t * cg + c increasing, then the GEMM's store of a single K block
-// with alpha 1 and beta 0 (alpha * acc is acc itself): + col_bias, + sum, then the clamp.
+// acc = fma(A(r, k), B(k, n), acc) for k of the block increasing, then the GEMM's store of a K block with alpha 1
+// and beta 0: the first block stores acc + col_bias, later ones acc + y; the last adds sum, then clamps. A tap
+// skipped (every row's pointer is d.zeros, with finite weights) would add fma(0, w, acc) = acc: an acc that starts
+// at +0 never becomes -0 by sums, so the bits are those of computing it.
 template <int kR, int kVecs>
 PTQ_AVX2 void Tile(const DirectTile& d) {
   __m256 acc[kR][kVecs];
@@ -69,18 +85,30 @@ PTQ_AVX2 void Tile(const DirectTile& d) {
     for (int v = 0; v < kVecs; ++v) acc[r][v] = _mm256_setzero_ps();
   }
   const float* b = d.b;
-  for (int64_t t = 0; t < d.T; ++t) {
+  int64_t t = d.k0 / d.cg, c0 = d.k0 % d.cg;
+  for (int64_t left = d.kc; left > 0; ++t, c0 = 0) {
+    const int64_t n = std::min(d.cg - c0, left);
+    left -= n;
     const float* p[kR];
+    bool outside = d.zeros != nullptr;
 #pragma GCC unroll 8
-    for (int r = 0; r < kR; ++r) p[r] = d.taps[r * d.T + t] + d.shift;
-    if (t + 1 < d.T) {  // the next tap's pixels, while this one's products run (a tap's work outlasts a miss)
+    for (int r = 0; r < kR; ++r) {
+      const float* tap = d.taps[r * d.T + t];
+      outside = outside && tap == d.zeros;
+      p[r] = tap + d.shift + c0;
+    }
+    if (outside) {
+      b += n * kPanel;
+      continue;
+    }
+    if (left > 0) {  // the next tap's pixels, while this one's products run (a tap's work outlasts a miss)
 #pragma GCC unroll 8
       for (int r = 0; r < kR; ++r) {
         const char* next = reinterpret_cast<const char*>(d.taps[r * d.T + t + 1] + d.shift);
         for (int64_t byte = 0; byte < d.cg * 4; byte += 64) _mm_prefetch(next + byte, _MM_HINT_T0);
       }
     }
-    for (int64_t c = 0; c < d.cg; ++c, b += kPanel) {
+    for (int64_t c = 0; c < n; ++c, b += kPanel) {
       __m256 bv[kVecs];
 #pragma GCC unroll 2
       for (int v = 0; v < kVecs; ++v) bv[v] = _mm256_loadu_ps(b + 8 * v);
@@ -93,18 +121,23 @@ PTQ_AVX2 void Tile(const DirectTile& d) {
     }
   }
   const __m256 lo = _mm256_set1_ps(d.lo), hi = _mm256_set1_ps(d.hi);
+  const float* const col_bias = d.first ? d.col_bias : nullptr;
+  const float* const sum = d.last ? d.sum : nullptr;
+  const bool clamp = d.last && d.clamp;
 #pragma GCC unroll 8
   for (int r = 0; r < kR; ++r) {
 #pragma GCC unroll 2
     for (int v = 0; v < kVecs; ++v) {
+      float* out = d.y + r * d.ldy + 8 * v;
       __m256 x = acc[r][v];
-      if (d.col_bias != nullptr) x = _mm256_add_ps(x, _mm256_loadu_ps(d.col_bias + 8 * v));
-      if (d.sum != nullptr) x = _mm256_add_ps(x, _mm256_loadu_ps(d.sum + r * d.ld_sum + 8 * v));
-      if (d.clamp) {  // y < lo ? lo : y, then hi < y ? hi : y: vmaxps(a, b) is a > b ? a : b, vminps a < b ? a : b
+      if (!d.first) x = _mm256_add_ps(x, _mm256_loadu_ps(out));
+      if (col_bias != nullptr) x = _mm256_add_ps(x, _mm256_loadu_ps(col_bias + 8 * v));
+      if (sum != nullptr) x = _mm256_add_ps(x, _mm256_loadu_ps(sum + r * d.ld_sum + 8 * v));
+      if (clamp) {  // y < lo ? lo : y, then hi < y ? hi : y: vmaxps(a, b) is a > b ? a : b, vminps a < b ? a : b
         x = _mm256_max_ps(lo, x);
         x = _mm256_min_ps(hi, x);
       }
-      _mm256_storeu_ps(d.y + r * d.ldy + 8 * v, x);
+      _mm256_storeu_ps(out, x);
     }
   }
 }
@@ -125,34 +158,51 @@ PTQ_AVX512 void Tile512(const DirectTile& d) {
 #pragma GCC unroll 16
   for (int r = 0; r < kR; ++r) acc[r] = _mm512_setzero_ps();
   const float* b = d.b;
-  for (int64_t t = 0; t < d.T; ++t) {
+  int64_t t = d.k0 / d.cg, c0 = d.k0 % d.cg;
+  for (int64_t left = d.kc; left > 0; ++t, c0 = 0) {  // as Tile does
+    const int64_t n = std::min(d.cg - c0, left);
+    left -= n;
     const float* p[kR];
+    bool outside = d.zeros != nullptr;
 #pragma GCC unroll 16
-    for (int r = 0; r < kR; ++r) p[r] = d.taps[r * d.T + t] + d.shift;
-    if (t + 1 < d.T) {  // the next tap's pixels, as Tile does
+    for (int r = 0; r < kR; ++r) {
+      const float* tap = d.taps[r * d.T + t];
+      outside = outside && tap == d.zeros;
+      p[r] = tap + d.shift + c0;
+    }
+    if (outside) {
+      b += n * kPanel;
+      continue;
+    }
+    if (left > 0) {
 #pragma GCC unroll 16
       for (int r = 0; r < kR; ++r) {
         const char* next = reinterpret_cast<const char*>(d.taps[r * d.T + t + 1] + d.shift);
         for (int64_t byte = 0; byte < d.cg * 4; byte += 64) _mm_prefetch(next + byte, _MM_HINT_T0);
       }
     }
-    for (int64_t c = 0; c < d.cg; ++c, b += kPanel) {
+    for (int64_t c = 0; c < n; ++c, b += kPanel) {
       const __m512 bv = _mm512_loadu_ps(b);
 #pragma GCC unroll 16
       for (int r = 0; r < kR; ++r) acc[r] = _mm512_fmadd_ps(_mm512_set1_ps(p[r][c]), bv, acc[r]);
     }
   }
   const __m512 lo = _mm512_set1_ps(d.lo), hi = _mm512_set1_ps(d.hi);
+  const float* const col_bias = d.first ? d.col_bias : nullptr;
+  const float* const sum = d.last ? d.sum : nullptr;
+  const bool clamp = d.last && d.clamp;
 #pragma GCC unroll 16
   for (int r = 0; r < kR; ++r) {
+    float* out = d.y + r * d.ldy;
     __m512 x = acc[r];
-    if (d.col_bias != nullptr) x = _mm512_add_ps(x, _mm512_loadu_ps(d.col_bias));
-    if (d.sum != nullptr) x = _mm512_add_ps(x, _mm512_loadu_ps(d.sum + r * d.ld_sum));
-    if (d.clamp) {  // Tile's vmaxps(lo, x), then vminps(hi, x)
+    if (!d.first) x = _mm512_add_ps(x, _mm512_loadu_ps(out));
+    if (col_bias != nullptr) x = _mm512_add_ps(x, _mm512_loadu_ps(col_bias));
+    if (sum != nullptr) x = _mm512_add_ps(x, _mm512_loadu_ps(sum + r * d.ld_sum));
+    if (clamp) {  // Tile's vmaxps(lo, x), then vminps(hi, x)
       x = _mm512_mask_max_ps(x, kAll, lo, x);
       x = _mm512_mask_min_ps(x, kAll, hi, x);
     }
-    _mm512_storeu_ps(d.y + r * d.ldy, x);
+    _mm512_storeu_ps(out, x);
   }
 }
 
@@ -160,18 +210,21 @@ constexpr TileFn kTiles512[2 * kRows] = {Tile512<1>, Tile512<2>, Tile512<3>, Til
                                          Tile512<7>, Tile512<8>, Tile512<9>, Tile512<10>, Tile512<11>, Tile512<12>};
 
 // The tiles of group grp over a block's first `positions` positions, kRows at a time (fewer in the last tile),
-// taps[p * T + t] + grp * cg: tap t of its position p, cg values. Each 16-column panel of the group's packed
-// weights b (K x mg) runs over every tile before the next panel (the panel, K x 16 floats, at most 16 KiB, then
-// stays in L1 across the tiles), into y from `at` (the block's first output of the group) on, through epi. With
-// `avx512`, a whole panel goes over two of those tiles at a time (Tile512).
-void RunTiles(const float* const* taps, int64_t positions, int64_t T, int64_t cg, const float* b, int64_t K,
-              int64_t M, int64_t mg, int64_t grp, int64_t at, float* y, const GemmEpilogue<float>& epi, bool avx512) {
-  for (int64_t j = 0; j * kPanel < mg; ++j) {
+// taps[p * T + t] + grp * cg: tap t of its position p, cg values. Panels [j0, j1) of the group's packed weights
+// (K x mg), each K block by K block: a block of a panel (at most 16 KiB) runs over every tile before the next one,
+// staying in L1 across the tiles, as the outputs of the panel do across the blocks; into y from `at` (the block's
+// first output of the group) on, through epi. With `avx512`, a whole panel goes over two of those tiles at a time
+// (Tile512). zeros: see DirectTile.
+void RunTiles(const float* const* taps, int64_t positions, int64_t T, int64_t cg, const PackedF32B& b, int64_t j0,
+              int64_t j1, int64_t M, int64_t mg, int64_t grp, int64_t at, float* y, const GemmEpilogue<float>& epi,
+              bool avx512, const float* zeros) {
+  const int64_t K = b.K, kc = F32GemmKBlock(K);
+  for (int64_t j = j0; j < j1; ++j) {
     DirectTile d;
+    d.zeros = zeros;
     d.shift = grp * cg;
     d.T = T;
     d.cg = cg;
-    d.b = b + j * kPanel * K;  // PackF32B: panel j of one K block
     d.ldy = M;
     d.col_bias = epi.col_bias != nullptr ? epi.col_bias + grp * mg + j * kPanel : nullptr;
     d.ld_sum = M;
@@ -180,12 +233,19 @@ void RunTiles(const float* const* taps, int64_t positions, int64_t T, int64_t cg
     d.hi = epi.hi;
     const bool full = mg - j * kPanel >= kPanel;
     const int64_t step = full && avx512 ? 2 * kRows : kRows;  // positions per tile
-    for (int64_t i = 0; i < positions; i += step) {
-      const int64_t first = at + i * M + j * kPanel, rows = std::min(step, positions - i);
-      d.taps = taps + i * T;
-      d.y = y + first;
-      d.sum = epi.sum != nullptr ? epi.sum + first : nullptr;
-      (step > kRows ? kTiles512[rows - 1] : kTiles[full][rows - 1])(d);
+    for (int64_t k0 = 0; k0 < K; k0 += kc) {
+      d.k0 = k0;
+      d.kc = std::min(kc, K - k0);
+      d.b = PackedF32Panel(b, j, k0);
+      d.first = k0 == 0;
+      d.last = k0 + d.kc == K;
+      for (int64_t i = 0; i < positions; i += step) {
+        const int64_t first = at + i * M + j * kPanel, rows = std::min(step, positions - i);
+        d.taps = taps + i * T;
+        d.y = y + first;
+        d.sum = epi.sum != nullptr ? epi.sum + first : nullptr;
+        (step > kRows ? kTiles512[rows - 1] : kTiles[full][rows - 1])(d);
+      }
     }
   }
 }
@@ -219,31 +279,43 @@ void KernelRowTaps(const float* image, const SlidingWindow& w, int64_t C, int64_
 }  // namespace
 
 void ConvNhwcDirectF32(const float* x, const std::vector<PackedF32B>& packed, const ConvGeometry& g,
-                       const GemmEpilogue<float>& epi, float* y, void (*finish)(float*, int64_t)) {
+                       const GemmEpilogue<float>& epi, float* y, void (*finish)(float*, int64_t), bool finite_weights) {
   const SlidingWindow& w = g.window;
   const int64_t H = w.input[0], W = w.input[1], OH = w.output[0], OW = w.output[1];
   const int64_t KH = w.kernel[0], KW = w.kernel[1], T = KH * KW;
   const int64_t C = g.in_channels, M = g.out_channels, cg = g.in_channels_per_group(), mg = g.out_channels_per_group();
-  const int64_t K = cg * T, P = OH * OW;
+  const int64_t K = cg * T, P = OH * OW, panels = (mg + kPanel - 1) / kPanel;
   const int threads = InParallelRegion() || g.batch * P * K * M < (int64_t{1} << 19) ? 1 : omp_get_max_threads();
-  // Positions per unit: kChunk, or fewer (whole tiles) for kUnitsPerThread units per thread on small images.
-  const int64_t chunk =
-      threads == 1 ? kChunk : std::min(kChunk, std::max<int64_t>(1, ItemsPerUnit(P * g.batch, threads) / kRows) * kRows);
+  // Units of work: (image, block of positions, part of the panels). Small weights: blocks of kChunk positions, or
+  // fewer (whole tiles) for kUnitsPerThread units per thread on small images, all panels. Weights over 256 KiB
+  // (ResNet's and FCN's 3 x 3 convolutions of 256 and 512 channels at 14 x 14 to 32 x 32): every unit reads all
+  // of its panels' weights, so blocks keep kChunk positions and threads share the panels instead.
+  const bool share_panels = threads > 1 && finish == nullptr && K * M >= (int64_t{1} << 16) && panels > 1;
+  int64_t chunk = kChunk;
+  if (threads > 1 && !share_panels) {
+    chunk = std::min(kChunk, std::max<int64_t>(1, ItemsPerUnit(P * g.batch, threads) / kRows) * kRows);
+  }
   const int64_t chunks = (P + chunk - 1) / chunk;
+  const int64_t wanted = int64_t{threads} * kUnitsPerThread;
+  const int64_t parts = share_panels ? std::min(panels, (wanted + g.batch * chunks - 1) / (g.batch * chunks)) : 1;
   // Taps of kernel rows (few channels): T_read taps of cg_read values each; else T taps of cg channels.
   const bool kernel_rows = ReadsKernelRows(g);
   const int64_t T_read = kernel_rows ? KH : T, cg_read = kernel_rows ? KW * cg : cg;
-  // The taps outside the image, of every group (a tap pointer is shifted by the group's first channel).
+  // The taps outside the image, of every group (a tap pointer is shifted by the group's first channel); with
+  // finite weights, a tap outside the image at every position of a tile is skipped (DirectTile::zeros).
   const std::vector<float> zeros(static_cast<size_t>(std::max(C, cg_read)), 0.0f);
-  // Units: (image, block of positions). Kernel rows: tile by tile, every group. Taps: every tile's taps first, then
-  // group by group, panel by panel, every tile: a panel of weights is read from L2 once per block instead of once
-  // per tile (RegNet's grouped convolutions hold 36 KiB to 441 KiB of weights, more than L1, and a tile of 16
-  // channels per group has 16 products per tap to hide each load).
-  const int64_t units = g.batch * chunks;
+  const float* const skip = finite_weights ? zeros.data() : nullptr;
+  // Kernel rows: tile by tile, every group. Taps: every tile's taps first, then group by group, panel by panel,
+  // every tile: a panel of weights is read from L2 once per block instead of once per tile (RegNet's grouped
+  // convolutions hold 36 KiB to 441 KiB of weights, more than L1, and a tile of 16 channels per group has 16
+  // products per tap to hide each load).
+  const int64_t units = g.batch * chunks * parts;
   const bool avx512 = GetCpuFeatures().avx512f;
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (threads > 1)
   for (int64_t u = 0; u < units; ++u) {
-    const int64_t n = u / chunks, o_begin = u % chunks * chunk, o_end = std::min(P, o_begin + chunk);
+    const int64_t part = u % parts, block = u / parts;
+    const int64_t n = block / chunks, o_begin = block % chunks * chunk, o_end = std::min(P, o_begin + chunk);
+    const int64_t j0 = panels * part / parts, j1 = panels * (part + 1) / parts;
     const float* image = x + n * H * W * C;
     if (kernel_rows) {
       const float* taps[kRows * 256];  // kernel row kh of position r: KW * C values, or zeros; KH <= K <= 256
@@ -251,11 +323,11 @@ void ConvNhwcDirectF32(const float* x, const std::vector<PackedF32B>& packed, co
       for (int64_t o0 = o_begin; o0 < o_end; o0 += kRows) {
         const int64_t rows = std::min(kRows, o_end - o0);
         KernelRowTaps(image, w, C, o0, rows, zeros.data(), edge, taps);
-        RunTiles(taps, rows, T_read, cg_read, packed[0].data.data(), K, M, mg, 0, (n * P + o0) * M, y, epi, avx512);
+        RunTiles(taps, rows, T_read, cg_read, packed[0], j0, j1, M, mg, 0, (n * P + o0) * M, y, epi, avx512, skip);
       }
     } else {
-      // taps[p * T + t]: tap t of the block's position p, its pixel (channel 0) or zeros; T <= K / 8 <= 32.
-      const float* taps[kChunk * 32];
+      // taps[p * T + t]: tap t of the block's position p, its pixel (channel 0) or zeros; T <= kMaxTaps.
+      const float* taps[kChunk * kMaxTaps];
       for (int64_t p = 0; p < o_end - o_begin; ++p) {
         const int64_t oh = (o_begin + p) / OW, ow = (o_begin + p) % OW;
         for (int64_t kh = 0, t = 0; kh < KH; ++kh) {
@@ -267,8 +339,8 @@ void ConvNhwcDirectF32(const float* x, const std::vector<PackedF32B>& packed, co
         }
       }
       for (int64_t grp = 0; grp < g.group; ++grp) {  // the same taps, shifted to the group's channels
-        RunTiles(taps, o_end - o_begin, T, cg, packed[static_cast<size_t>(grp)].data.data(), K, M, mg, grp,
-                 (n * P + o_begin) * M + grp * mg, y, epi, avx512);
+        RunTiles(taps, o_end - o_begin, T, cg, packed[static_cast<size_t>(grp)], j0, j1, M, mg, grp,
+                 (n * P + o_begin) * M + grp * mg, y, epi, avx512, skip);
       }
     }
     if (finish != nullptr) finish(y + (n * P + o_begin) * M, (o_end - o_begin) * M);
@@ -278,7 +350,7 @@ void ConvNhwcDirectF32(const float* x, const std::vector<PackedF32B>& packed, co
 #else  // not x86-64: ConvNhwcDirectApplies is false, so this is never called.
 
 void ConvNhwcDirectF32(const float*, const std::vector<PackedF32B>&, const ConvGeometry&, const GemmEpilogue<float>&,
-                       float*, void (*)(float*, int64_t)) {
+                       float*, void (*)(float*, int64_t), bool) {
   std::abort();
 }
 

@@ -327,6 +327,14 @@ PackedF32B PackF32B(bool trans_b, int64_t K, int64_t N, const float* b, int64_t 
   return packed;
 }
 
+const float* PackedF32Panel(const PackedF32B& b, int64_t panel, int64_t k0) {
+  // PackF32B's layout: N blocks of kNc columns, each its K blocks one after the other, each block its panels.
+  const int64_t n0 = panel * kNr / kNc * kNc;
+  const int64_t panels = (std::min(kNc, b.N - n0) + kNr - 1) / kNr;  // in the N block
+  const int64_t kc = std::min(F32GemmKBlock(b.K), b.K - k0);
+  return b.data.data() + n0 * b.K + k0 * panels * kNr + (panel - n0 / kNr) * kc * kNr;
+}
+
 void GemmF32Avx2Packed(int64_t M, float alpha, const float* a, int64_t lda, const PackedF32B& b, float beta, float* c,
                        int64_t ldc, F32Kernels kernels, const GemmEpilogue<float>& epilogue, int64_t k_begin,
                        int64_t k_end) {
@@ -343,6 +351,7 @@ void GemmF32Avx2(bool, bool, int64_t, int64_t, int64_t, float, const float*, int
   std::abort();
 }
 PackedF32B PackF32B(bool, int64_t, int64_t, const float*, int64_t) { std::abort(); }
+const float* PackedF32Panel(const PackedF32B&, int64_t, int64_t) { std::abort(); }
 void GemmF32Avx2Packed(int64_t, float, const float*, int64_t, const PackedF32B&, float, float*, int64_t, F32Kernels,
                        const GemmEpilogue<float>&, int64_t, int64_t) {
   std::abort();

@@ -61,4 +61,8 @@ void GemmF32Avx2Packed(int64_t M, float alpha, const float* a, int64_t lda, cons
 // The K block size of GemmF32Avx2 for products of depth K (a function of K alone, at most 256).
 int64_t F32GemmKBlock(int64_t K);
 
+// Panel `panel` (columns 16 panel .. 16 panel + 15) of b's K block starting at k0 (a multiple of
+// F32GemmKBlock(b.K)): B(k0 + k, 16 panel + i) = result[k * 16 + i] for k < that block's depth, i < 16.
+const float* PackedF32Panel(const PackedF32B& b, int64_t panel, int64_t k0);
+
 }  // namespace ptq

@@ -5,6 +5,7 @@
 #include <omp.h>
 
 #include <algorithm>
+#include <cmath>
 #include <vector>
 
 #include "runtime/channels_last_layout.h"
@@ -99,13 +100,14 @@ template <class T>
 struct NhwcWeights {
   const T* kn = nullptr;
   const std::vector<PackedF32B>* packed = nullptr;
+  bool finite = false;  // packed holds no infinity or NaN (ConvNhwcDirectF32's finite_weights)
 };
 
 // Channels last (x [N, H, W, C], y [N, OH, OW, M]; 2 spatial dims): depthwise windows by the direct
-// kernel; a pointwise window of one group is one GEMM on x itself; depths of one GEMM K block read their taps
-// in place (ConvNhwcDirectF32); weights larger than the cache go by K slices of im2row columns; otherwise, per
-// image and block of output lines, Im2RowNhwc rows of every group, each group's times its weights into its
-// columns of y. The bias is added along columns and the clamp applied as each output is stored; the SiLU
+// kernel; a pointwise window of one group is one GEMM on x itself; packed weights of windows up to 5 x 5 with at
+// least 8 channels per group read their taps in place (ConvNhwcDirectF32); otherwise weights larger than the cache
+// go by K slices of im2row columns, and the rest per image and block of output lines, Im2RowNhwc rows of every
+// group, each group's times its weights into its columns of y. The bias is added along columns and the clamp applied as each output is stored; the SiLU
 // (silu) in one more pass over each block of outputs while it is in cache.
 template <class T>
 void ConvNhwc(const ConvGeometry& g, const T* x, const T* w, const NhwcWeights<T>& wts, const T* bias,
@@ -171,13 +173,13 @@ void ConvNhwc(const ConvGeometry& g, const T* x, const T* w, const NhwcWeights<T
     }
     return;
   }
-  // Depths of one GEMM K block (grouped convolutions) with packed weights: no im2row matrix.
+  // Packed weights, at least 8 channels per group (or a stem's kernel rows): no im2row matrix.
   if constexpr (std::is_same<T, float>::value) {
     if (wts.packed != nullptr && ConvNhwcDirectApplies(g)) {
       GemmEpilogue<float> e = epi;
       e.col_bias = bias;
       e.ld_sum = M;
-      ConvNhwcDirectF32(x, *wts.packed, g, e, y, silu ? &ApplySilu<float> : nullptr);
+      ConvNhwcDirectF32(x, *wts.packed, g, e, y, silu ? &ApplySilu<float> : nullptr, wts.finite);
       return;
     }
   }
@@ -311,6 +313,8 @@ class ConvKernel final : public Kernel {
       for (int64_t grp = 0; grp < attrs_.group; ++grp) {
         w_packed_.push_back(PackF32B(false, K, mg, kn.data<float>() + grp * K * mg, mg));
       }
+      const float* wv = w->data<float>();
+      w_finite_ = std::all_of(wv, wv + w->size(), [](float v) { return std::isfinite(v); });
     }
   }
 
@@ -351,6 +355,7 @@ class ConvKernel final : public Kernel {
     if (g.channels_last && !(g.group > 1 && IsDepthwise(g))) {
       if (std::is_same<T, float>::value && !w_packed_.empty()) {  // W is that constant
         wts.packed = &w_packed_;
+        wts.finite = w_finite_;
       } else {
         w_run_ = LaidOut<T>(w);
         wts.kn = w_run_.data<T>();
@@ -385,6 +390,7 @@ class ConvKernel final : public Kernel {
   ConvActivation act_;
   Tensor w_widened_;  // constant float16/bfloat16 W as float32
   std::vector<PackedF32B> w_packed_;  // channels last: constant float32 W packed as each group's GEMM B
+  bool w_finite_ = false;             // w_packed_ holds no infinity or NaN
   Tensor w_run_;                      // channels last: W laid out per run, for a W that is not packed
   Shape x_shape_, w_shape_;
   ConvGeometry geometry_;

@@ -192,35 +192,41 @@ TEST(ConvSweepTest, ChannelsLastConvGivesTheSameBitsOnAnyThreadCount) {
 
 // Every channels-last path shares its work between threads in units taken in turn (small images: the GEMM
 // splits each product instead); any thread count gives the bits of one thread. The cases: im2row units
-// over lines and, on a 5 x 6 image, one block with the GEMM split by columns; the direct kernel in chunks
-// of positions on a 7 x 7 image; a pointwise layer with SiLU in small row blocks; depthwise rows of 14 x 14.
+// over lines and, on a 5 x 6 output, one block with the GEMM split by columns (strided windows); the direct
+// kernel in chunks of positions on a 7 x 7 image, over several K blocks on a 30 x 20 image, and over output
+// channels shared by the threads on a 5 x 6 image; a pointwise layer with SiLU in small row blocks; depthwise
+// rows of 14 x 14.
 TEST(ConvSweepTest, EveryChannelsLastPathGivesTheSameBitsOnAnyThreadCount) {
   struct Case {
     const char* name;
     Shape x, w;
-    int64_t group, kernel;
+    int64_t group, kernel, stride;
     bool silu;
   };
   const Case cases[] = {
-      {"im2row lines", {2, 30, 20, 32}, {48, 32, 3, 3}, 1, 3, false},
-      {"im2row small image", {1, 5, 6, 64}, {128, 64, 3, 3}, 1, 3, false},
-      {"direct 7x7", {1, 7, 7, 64}, {128, 16, 3, 3}, 4, 3, true},
-      {"pointwise silu 7x7", {1, 7, 7, 320}, {1280, 320, 1, 1}, 1, 1, true},
-      {"pointwise silu 56x56", {1, 56, 56, 24}, {144, 24, 1, 1}, 1, 1, true},
-      {"depthwise 14x14", {1, 14, 14, 96}, {96, 1, 3, 3}, 96, 3, false},
+      {"im2row lines", {2, 30, 20, 32}, {48, 32, 3, 3}, 1, 3, 2, false},
+      {"im2row small image", {1, 9, 11, 64}, {128, 64, 3, 3}, 1, 3, 2, false},
+      {"direct 7x7", {1, 7, 7, 64}, {128, 16, 3, 3}, 4, 3, 1, true},
+      {"direct K blocks", {2, 30, 20, 32}, {48, 32, 3, 3}, 1, 3, 1, false},
+      {"direct panels shared", {1, 5, 6, 64}, {128, 64, 3, 3}, 1, 3, 1, false},
+      {"pointwise silu 7x7", {1, 7, 7, 320}, {1280, 320, 1, 1}, 1, 1, 1, true},
+      {"pointwise silu 56x56", {1, 56, 56, 24}, {144, 24, 1, 1}, 1, 1, 1, true},
+      {"depthwise 14x14", {1, 14, 14, 96}, {96, 1, 3, 3}, 96, 3, 1, false},
   };
   std::mt19937 rng(41);
   const int saved = omp_get_max_threads();
   for (const Case& c : cases) {
     const Tensor x = RandomTensor(rng, c.x), w = RandomTensor(rng, c.w), b = RandomTensor(rng, {c.w[0]});
     const int64_t pad = c.kernel / 2;
-    Attributes a = WindowAttrs(Window{{c.kernel, c.kernel}, {1, 1}, {1, 1}, {pad, pad, pad, pad}, {c.x[1], c.x[2]}});
+    Attributes a = WindowAttrs(
+        Window{{c.kernel, c.kernel}, {c.stride, c.stride}, {1, 1}, {pad, pad, pad, pad}, {c.x[1], c.x[2]}});
     a.Set("group", IntAttr(c.group));
     a.Set("channels_last", IntAttr(1));
     if (c.silu) a.Set("activation_silu", IntAttr(1));
     omp_set_num_threads(1);
     const Tensor one = testing::RunOp("FusedConv", 1, a, {x, w, b}, 1, true, "ptq.fused")[0];
-    ASSERT_EQ(one.shape(), (Shape{c.x[0], c.x[1], c.x[2], c.w[0]})) << c.name;
+    const int64_t oh = (c.x[1] + 2 * pad - c.kernel) / c.stride + 1, ow = (c.x[2] + 2 * pad - c.kernel) / c.stride + 1;
+    ASSERT_EQ(one.shape(), (Shape{c.x[0], oh, ow, c.w[0]})) << c.name;
     for (int threads : {2, 3}) {
       omp_set_num_threads(threads);
       const Tensor more = testing::RunOp("FusedConv", 1, a, {x, w, b}, 1, true, "ptq.fused")[0];
@@ -228,6 +234,36 @@ TEST(ConvSweepTest, EveryChannelsLastPathGivesTheSameBitsOnAnyThreadCount) {
     }
   }
   omp_set_num_threads(saved);
+}
+
+// A weight of +infinity: its products with the zeros of the padding are NaN (0 * inf), so the direct kernel must
+// not skip the taps outside the image then. A 3 x 3 window with padding 1 over rows of 30 (whole tiles of positions
+// in the top row), the infinity at kernel row 0 of output channel 3 (and a finite rest): channel 3 is NaN along the
+// top output row, where that tap reads the padding, and +-infinity below it; the same in the channels-first layout.
+TEST(ConvSweepTest, InfiniteWeightsTimesThePaddingGiveNaN) {
+  std::mt19937 rng(43);
+  const Tensor x = RandomTensor(rng, {1, 16, 4, 30}), b = RandomTensor(rng, {24});
+  Tensor w = RandomTensor(rng, {24, 16, 3, 3});
+  w.data<float>()[((3 * 16 + 2) * 3 + 0) * 3 + 1] = std::numeric_limits<float>::infinity();
+  Attributes a = WindowAttrs(Window{{3, 3}, {1, 1}, {1, 1}, {1, 1, 1, 1}, {4, 30}});
+  const Tensor first = testing::RunOp("FusedConv", 1, a, {x, w, b}, 1, true, "ptq.fused")[0];
+  a.Set("channels_last", IntAttr(1));
+  std::vector<float> xl(static_cast<size_t>(x.size()));  // x as [1, 4, 30, 16]
+  for (int64_t c = 0; c < 16; ++c)
+    for (int64_t p = 0; p < 120; ++p) xl[static_cast<size_t>(p * 16 + c)] = x.data<float>()[c * 120 + p];
+  const Tensor last =
+      testing::RunOp("FusedConv", 1, a, {Tensor::FromVector<float>({1, 4, 30, 16}, xl), w, b}, 1, true, "ptq.fused")[0];
+  ASSERT_EQ(last.shape(), (Shape{1, 4, 30, 24}));
+  for (int64_t oh = 0; oh < 4; ++oh) {
+    for (int64_t ow = 0; ow < 30; ++ow) {
+      const float l = last.data<float>()[(oh * 30 + ow) * 24 + 3], f = first.data<float>()[3 * 120 + oh * 30 + ow];
+      if (oh == 0) {
+        EXPECT_TRUE(std::isnan(l) && std::isnan(f)) << "row 0, column " << ow << ": " << l << ", " << f;
+      } else {
+        EXPECT_TRUE(std::isinf(l) && l == f) << "row " << oh << ", column " << ow << ": " << l << ", " << f;
+      }
+    }
+  }
 }
 
 // The channels-last depthwise kernel gives the bits of the channels-first one, with an activation.
@@ -319,11 +355,24 @@ TEST(ConvSweepTest, DirectChannelsLastConvHasTheBitsOfIm2RowTimesPackedWeights) 
   std::mt19937 rng(31);
   const auto pick = [&rng](int64_t lo, int64_t hi) { return std::uniform_int_distribution<int64_t>(lo, hi)(rng); };
   const int saved = omp_get_max_threads();
-  for (int trial = 0; trial < 52; ++trial) {
+  for (int trial = 0; trial < 68; ++trial) {
     Window win = RandomWindow(rng, 2, 2);
     win.input = {pick(5, 30), pick(5, 30)};
     const bool stem = trial >= 24 && trial < 40;  // few channels, one group
-    const bool row = trial >= 40;  // one row of 13 to 24 positions: every count of positions of the last zmm tile
+    const bool row = trial >= 40 && trial < 52;  // one row of 13 to 24 positions: every count of the last zmm tile
+    // Depths of several K blocks (up to 4.8 K, 3 x 3, 2 x 3 and 5 x 5 windows of stride 1, dilated up to 4 with up
+    // to 4 of padding: whole tiles and tile rows read only the padding for some taps).
+    const bool deep = trial >= 52;
+    if (deep) {
+      win.kernel = trial % 3 == 0 ? Shape{5, 5} : trial % 3 == 1 ? Shape{3, 3} : Shape{2, 3};
+      win.strides = {1, 1};
+      win.dilations = {pick(1, 4), pick(1, 4)};
+      win.pads = {pick(0, 4), pick(0, 4), pick(0, 4), pick(0, 4)};
+      for (size_t i = 0; i < 2; ++i) {
+        const int64_t dk = (win.kernel[i] - 1) * win.dilations[i] + 1;
+        win.input[i] = std::max<int64_t>(1, dk - win.pads[i] - win.pads[2 + i]) + pick(0, 12);
+      }
+    }
     if (row) {
       win.kernel = {3, 3};
       win.strides = {1, 1};
@@ -339,9 +388,9 @@ TEST(ConvSweepTest, DirectChannelsLastConvHasTheBitsOfIm2RowTimesPackedWeights) 
       win.pads = {3, 3, 3, 3};
       win.input = {pick(4, 30), pick(4, 30)};
     }
-    const int64_t group = stem ? 1 : row ? 2 : 1 + trial % 4;
-    const int64_t cg = stem ? (trial >= 38 ? 3 : 1 + trial % 7) : row ? 16 : 8 + trial % 9;
-    const int64_t mg = row ? 16 : 8 * pick(1, 5);
+    const int64_t group = stem ? 1 : deep ? 1 + trial % 2 : row ? 2 : 1 + trial % 4;
+    const int64_t cg = stem ? (trial >= 38 ? 3 : 1 + trial % 7) : row ? 16 : deep ? pick(45, 190) : 8 + trial % 9;
+    const int64_t mg = row ? 16 : deep ? 8 * pick(1, 6) : 8 * pick(1, 5);
     const int64_t C = group * cg, M = group * mg, N = 1 + trial % 2, T = win.kernel[0] * win.kernel[1];
     ConvAttributes attrs;
     attrs.kernel_shape = win.kernel;
@@ -379,12 +428,17 @@ TEST(ConvSweepTest, DirectChannelsLastConvHasTheBitsOfIm2RowTimesPackedWeights) 
                           want.data() + n * P * M + grp * mg, M, BestF32Kernels(), e);
       }
     }
+    if (deep) {
+      ASSERT_GT(K, 256) << "trial " << trial;
+    }
     for (int threads : {1, 3}) {
-      omp_set_num_threads(threads);
-      std::vector<float> got(want.size());
-      ConvNhwcDirectF32(x.data<float>(), packed, g, epi, got.data());
-      EXPECT_EQ(0, std::memcmp(got.data(), want.data(), want.size() * sizeof(float)))
-          << "trial " << trial << ", " << threads << " threads";
+      for (bool finite : {false, true}) {  // finite: the taps outside the image skipped
+        omp_set_num_threads(threads);
+        std::vector<float> got(want.size());
+        ConvNhwcDirectF32(x.data<float>(), packed, g, epi, got.data(), nullptr, finite);
+        EXPECT_EQ(0, std::memcmp(got.data(), want.data(), want.size() * sizeof(float)))
+            << "trial " << trial << ", " << threads << " threads, finite " << finite;
+      }
     }
   }
   omp_set_num_threads(saved);
