@@ -72,6 +72,30 @@ struct DirectTile {
   float lo, hi;
 };
 
+// Tap t's pointers for the kR rows of tile d, from channel c0 on (p[r]); whether the tap is skipped (every row
+// reads d.zeros, see DirectTile). Else, when `next`, the next tap's pixels are prefetched while this one's
+// products run (a tap's work outlasts a miss).
+template <int kR>
+inline __attribute__((always_inline)) bool TapRows(const DirectTile& d, int64_t t, int64_t c0, bool next,
+                                                   const float* (&p)[kR]) {
+  bool outside = d.zeros != nullptr;
+#pragma GCC unroll 16
+  for (int r = 0; r < kR; ++r) {
+    const float* tap = d.taps[r * d.T + t];
+    outside = outside && tap == d.zeros;
+    p[r] = tap + d.shift + c0;
+  }
+  if (outside) return true;
+  if (next) {
+#pragma GCC unroll 16
+    for (int r = 0; r < kR; ++r) {
+      const char* line = reinterpret_cast<const char*>(d.taps[r * d.T + t + 1] + d.shift);
+      for (int64_t byte = 0; byte < d.cg * 4; byte += 64) _mm_prefetch(line + byte, _MM_HINT_T0);
+    }
+  }
+  return false;
+}
+
 // acc = fma(A(r, k), B(k, n), acc) for k of the block increasing, then the GEMM's store of a K block with alpha 1
 // and beta 0: the first block stores acc + col_bias, later ones acc + y; the last adds sum, then clamps. A tap
 // skipped (every row's pointer is d.zeros, with finite weights) would add fma(0, w, acc) = acc: an acc that starts
@@ -90,23 +114,9 @@ PTQ_AVX2 void Tile(const DirectTile& d) {
     const int64_t n = std::min(d.cg - c0, left);
     left -= n;
     const float* p[kR];
-    bool outside = d.zeros != nullptr;
-#pragma GCC unroll 8
-    for (int r = 0; r < kR; ++r) {
-      const float* tap = d.taps[r * d.T + t];
-      outside = outside && tap == d.zeros;
-      p[r] = tap + d.shift + c0;
-    }
-    if (outside) {
+    if (TapRows<kR>(d, t, c0, left > 0, p)) {
       b += n * kPanel;
       continue;
-    }
-    if (left > 0) {  // the next tap's pixels, while this one's products run (a tap's work outlasts a miss)
-#pragma GCC unroll 8
-      for (int r = 0; r < kR; ++r) {
-        const char* next = reinterpret_cast<const char*>(d.taps[r * d.T + t + 1] + d.shift);
-        for (int64_t byte = 0; byte < d.cg * 4; byte += 64) _mm_prefetch(next + byte, _MM_HINT_T0);
-      }
     }
     for (int64_t c = 0; c < n; ++c, b += kPanel) {
       __m256 bv[kVecs];
@@ -163,23 +173,9 @@ PTQ_AVX512 void Tile512(const DirectTile& d) {
     const int64_t n = std::min(d.cg - c0, left);
     left -= n;
     const float* p[kR];
-    bool outside = d.zeros != nullptr;
-#pragma GCC unroll 16
-    for (int r = 0; r < kR; ++r) {
-      const float* tap = d.taps[r * d.T + t];
-      outside = outside && tap == d.zeros;
-      p[r] = tap + d.shift + c0;
-    }
-    if (outside) {
+    if (TapRows<kR>(d, t, c0, left > 0, p)) {
       b += n * kPanel;
       continue;
-    }
-    if (left > 0) {
-#pragma GCC unroll 16
-      for (int r = 0; r < kR; ++r) {
-        const char* next = reinterpret_cast<const char*>(d.taps[r * d.T + t + 1] + d.shift);
-        for (int64_t byte = 0; byte < d.cg * 4; byte += 64) _mm_prefetch(next + byte, _MM_HINT_T0);
-      }
     }
     for (int64_t c = 0; c < n; ++c, b += kPanel) {
       const __m512 bv = _mm512_loadu_ps(b);
