@@ -284,8 +284,8 @@ void ConvNhwcDirectF32(const float* x, const std::vector<PackedF32B>& packed, co
   const int threads = InParallelRegion() || g.batch * P * K * M < (int64_t{1} << 19) ? 1 : omp_get_max_threads();
   // Units of work: (image, block of positions, part of the panels). Small weights: blocks of kChunk positions, or
   // fewer (whole tiles) for kUnitsPerThread units per thread on small images, all panels. Weights over 256 KiB
-  // (ResNet's and FCN's 3 x 3 convolutions of 256 and 512 channels at 14 x 14 to 32 x 32): every unit reads all
-  // of its panels' weights, so blocks keep kChunk positions and threads share the panels instead.
+  // (ResNet-50's 3 x 3 convolutions of 128 and 256 channels at 28 x 28 and 14 x 14): every unit reads all of its
+  // panels' weights, so blocks keep kChunk positions and threads share the panels instead.
   const bool share_panels = threads > 1 && finish == nullptr && K * M >= (int64_t{1} << 16) && panels > 1;
   int64_t chunk = kChunk;
   if (threads > 1 && !share_panels) {

@@ -27,8 +27,9 @@ bool ConvNhwcDirectApplies(const ConvGeometry& g);
 // channels) are shared between threads when the work is large (any thread count gives the same bits). When set,
 // finish(p, n) is called on the n outputs at p of each block of positions once written (all their channels): a
 // further activation, while in cache. finite_weights (no infinity or NaN among them) lets the tiles skip the taps
-// outside the image, whose products would add zeros (the same bits); the padding of a 3 x 3 window at 7 x 7 is
-// 18% of its products.
+// outside the image, whose products would add zeros (the same bits); the padding of a 3 x 3 window at 14 x 14 is
+// 9% of its products, at 7 x 7 18%, and more for dilated windows (only taps outside at every position of a tile
+// are skipped: the top and bottom rows').
 // REQUIRES: ConvNhwcDirectApplies(g).
 void ConvNhwcDirectF32(const float* x, const std::vector<PackedF32B>& packed, const ConvGeometry& g,
                        const GemmEpilogue<float>& epi, float* y, void (*finish)(float*, int64_t) = nullptr,
