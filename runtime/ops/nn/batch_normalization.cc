@@ -9,6 +9,7 @@
 #include "runtime/ops/math/elementwise.h"
 #include "runtime/ops/math/row_math.h"
 #include "runtime/shape_util.h"
+#include "runtime/threading.h"
 
 namespace ptq {
 namespace {
@@ -67,7 +68,11 @@ class BatchNormalization final : public Kernel {
       }
       ComputeView<E> in(x);
       ComputeOutput<E> out(x.shape());
+      // Threads share the batch items (channels last: the positions) from 64 K values on; each value is computed
+      // alone, so any thread count gives the same bits.
+      const int threads = InParallelRegion() || x.size() < (int64_t{1} << 16) ? 1 : omp_get_max_threads();
       if (inner == 1) {
+#pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1)
         for (int64_t n = 0; n < batch; ++n) {
           const C* __restrict xn = in.data() + n * channels;
           C* __restrict yn = out.data() + n * channels;
@@ -76,14 +81,13 @@ class BatchNormalization final : public Kernel {
           for (int64_t c = 0; c < channels; ++c) yn[c] = xn[c] * pa[c] + pb[c];
         }
       } else {
-        for (int64_t n = 0; n < batch; ++n) {
-          for (int64_t c = 0; c < channels; ++c) {
-            const int64_t offset = (n * channels + c) * inner;
-            const C* __restrict xc = in.data() + offset;
-            C* __restrict yc = out.data() + offset;
-            const C ac = a[static_cast<size_t>(c)], bc = b[static_cast<size_t>(c)];
-            for (int64_t i = 0; i < inner; ++i) yc[i] = xc[i] * ac + bc;
-          }
+#pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1)
+        for (int64_t plane = 0; plane < batch * channels; ++plane) {  // (n, c)
+          const int64_t c = plane % channels, offset = plane * inner;
+          const C* __restrict xc = in.data() + offset;
+          C* __restrict yc = out.data() + offset;
+          const C ac = a[static_cast<size_t>(c)], bc = b[static_cast<size_t>(c)];
+          for (int64_t i = 0; i < inner; ++i) yc[i] = xc[i] * ac + bc;
         }
       }
       ctx.outputs[0] = out.Finish();

@@ -2,10 +2,12 @@
 // against values computed independently with numpy (float64, rounded to 7 digits).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "runtime/float16.h"
 #include "runtime/kernels/vector/vector_math.h"
+#include "runtime/threading.h"
 #include "tests/runtime/ops/op_test_util.h"
 
 namespace ptq {
@@ -162,6 +164,46 @@ Tensor BatchNormX() {
 const std::vector<float> kBatchNormSpatial = {-1.249813f, -0.8748594f, -0.4999063f, -0.1249531f, 3.994018f, 3.495015f,
                                               2.996012f,  2.497009f,   1.749813f,  2.124766f,   2.499719f, 2.874672f,
                                               0.00199402f, -0.497009f, -0.996012f, -1.495015f};
+
+// Large enough for threads (over 64 K values), channels first and channels last: each value is x * a + b with
+// a = scale / sqrt(var + epsilon) and b = B - mean * a rounded to float (the op's definition, computed here in
+// double), within float rounding, and the same bits on one and two threads.
+TEST(BatchNormalizationOp, LargeTensorsMatchTheFormulaOnAnyThreads) {
+  constexpr double kTol = 1e-6;  // relative to max(1, |y|): float32 products and sums
+  const int64_t N = 2, C = 24, H = 40, W = 35;
+  std::vector<float> xv(static_cast<size_t>(N * C * H * W)), scale(C), bias(C), mean(C), var(C);
+  for (size_t i = 0; i < xv.size(); ++i) xv[i] = static_cast<float>((i * 7919) % 2003) * 0.01f - 10.0f;
+  for (int64_t c = 0; c < C; ++c) {
+    scale[static_cast<size_t>(c)] = 0.5f + 0.1f * static_cast<float>(c);
+    bias[static_cast<size_t>(c)] = -1.0f + 0.05f * static_cast<float>(c);
+    mean[static_cast<size_t>(c)] = 0.3f * static_cast<float>(c % 5);
+    var[static_cast<size_t>(c)] = 0.2f + 0.3f * static_cast<float>(c % 7);
+  }
+  const auto param = [&](const std::vector<float>& v) { return Tensor::FromVector<float>({C}, v); };
+  for (bool last : {false, true}) {
+    Attributes attrs;
+    if (last) attrs.Set("channels_last", IntAttr(1));
+    const Shape shape = last ? Shape{N, H, W, C} : Shape{N, C, H, W};
+    const Tensor x = Tensor::FromVector<float>(shape, xv);
+    std::vector<float> y[2];
+    for (int threads : {1, 2}) {
+      SetNumThreads(threads);
+      y[threads - 1] = ToVector<float>(RunOp("BatchNormalization", last ? 1 : 15, attrs,
+                                             {x, param(scale), param(bias), param(mean), param(var)},
+                                             1, last, last ? "ptq.fused" : "")[0]);
+      SetNumThreads(1);
+    }
+    EXPECT_TRUE(y[0] == y[1]) << (last ? "channels last" : "channels first") << ": one and two threads differ";
+    double worst = 0;
+    for (size_t i = 0; i < xv.size(); ++i) {
+      const size_t c = last ? i % C : i / (H * W) % C;
+      const double a = scale[c] / std::sqrt(static_cast<double>(var[c]) + 1e-5);
+      const double want = xv[i] * a + (bias[c] - mean[c] * a);
+      worst = std::max(worst, std::fabs(y[0][i] - want) / std::max(1.0, std::fabs(want)));
+    }
+    EXPECT_LT(worst, kTol) << (last ? "channels last" : "channels first");
+  }
+}
 
 TEST(BatchNormalizationOp, Opset15AcceptsDoubleStatisticsWithFloatInput) {
   Attributes attrs;
