@@ -104,10 +104,12 @@ struct NhwcWeights {
 };
 
 // Channels last (x [N, H, W, C], y [N, OH, OW, M]; 2 spatial dims): depthwise windows by the direct
-// kernel; a pointwise window of one group is one GEMM on x itself; packed weights of windows up to 5 x 5 with at
-// least 8 channels per group read their taps in place (ConvNhwcDirectF32); otherwise weights larger than the cache
+// kernel; a pointwise window of one group is one GEMM on x itself; packed weights of the windows
+// ConvNhwcDirectApplies takes (up to 5 x 5, at least 8 channels per group; deeper than 256 only with stride 1 and
+// up to 1 M weights a group) read their taps in place (ConvNhwcDirectF32); otherwise weights larger than the cache
 // go by K slices of im2row columns, and the rest per image and block of output lines, Im2RowNhwc rows of every
-// group, each group's times its weights into its columns of y. The bias is added along columns and the clamp applied as each output is stored; the SiLU
+// group, each group's times its weights into its columns of y. The bias is added along columns and the clamp
+// applied as each output is stored; the SiLU
 // (silu) in one more pass over each block of outputs while it is in cache.
 template <class T>
 void ConvNhwc(const ConvGeometry& g, const T* x, const T* w, const NhwcWeights<T>& wts, const T* bias,
