@@ -1,4 +1,5 @@
-// ConvTranspose: per image and group, col = W_g^T * X_g by GEMM, then col2im scatter-adds col into Y.
+// ConvTranspose: per image and group, col = W_g^T * X_g by GEMM, then col2im scatter-adds col into Y (threads
+// share the output channels).
 #include "runtime/ops/nn/conv_transpose.h"
 
 #include <algorithm>
@@ -9,6 +10,7 @@
 #include "runtime/kernels/conv/im2col.h"
 #include "runtime/kernels/gemm_f32/row_major_gemm.h"
 #include "runtime/ops/tensor/scratch_buffer.h"
+#include "runtime/threading.h"
 
 namespace ptq {
 namespace {
@@ -67,7 +69,12 @@ Tensor ConvTransposeTyped(const TransposeAttributes& attrs, const Tensor& x, con
       const T* wg = pw + grp * cg * mg * kernel_size;
       RowMajorGemm<T>(true, false, mg * kernel_size, in_size, cg, T(1), wg, mg * kernel_size, xg, in_size, T(0), col,
                       in_size);
-      Col2ImAdd(col, mg, win, py + (n * out_channels + grp * mg) * out_size);
+      // Threads share the output channels (each channel's col2im rows in their order: the same bits).
+      const int threads = InParallelRegion() || mg < 2 || mg * out_size < (int64_t{1} << 16) ? 1 : omp_get_max_threads();
+#pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1)
+      for (int64_t m = 0; m < mg; ++m) {
+        Col2ImAdd(col + m * kernel_size * in_size, 1, win, py + (n * out_channels + grp * mg + m) * out_size);
+      }
     }
   }
   return y;

@@ -484,6 +484,30 @@ TEST(ConvSweepTest, ChannelsLastDepthwiseInteriorRunsHaveTheBitsOfChannelsFirst)
   }
 }
 
+// A ConvTranspose large enough for threads (PP-OCR's detector head: 2 x 2 of stride 2, and a 3 x 3 of stride 2 whose
+// windows overlap): the same bits on one, two and three threads.
+TEST(ConvSweepTest, ConvTransposeGivesTheSameBitsOnAnyThreadCount) {
+  std::mt19937 rng(47);
+  const int saved = omp_get_max_threads();
+  for (int64_t k : {2, 3}) {
+    const Tensor x = RandomTensor(rng, {1, 24, 40, 36}), w = RandomTensor(rng, {24, 16, k, k});
+    const Tensor b = RandomTensor(rng, {16});
+    Attributes a;
+    a.Set("kernel_shape", IntsAttr({k, k}));
+    a.Set("strides", IntsAttr({2, 2}));
+    omp_set_num_threads(1);
+    const Tensor one = testing::RunOp("ConvTranspose", 11, a, {x, w, b})[0];
+    const int64_t oh = 2 * 39 + k, ow = 2 * 35 + k;
+    ASSERT_EQ(one.shape(), (Shape{1, 16, oh, ow}));
+    for (int threads : {2, 3}) {
+      omp_set_num_threads(threads);
+      const Tensor more = testing::RunOp("ConvTranspose", 11, a, {x, w, b})[0];
+      EXPECT_EQ(0, std::memcmp(one.raw(), more.raw(), one.nbytes())) << "kernel " << k << ", " << threads << " threads";
+    }
+  }
+  omp_set_num_threads(saved);
+}
+
 // y[n, grp * M/G + m, i * s - pb + k * d] += x[n, grp * C/G + c, i] * w[grp * C/G + c, m, k], starting at b.
 TEST(ConvSweepTest, ConvTransposeMatchesTheScatterReference) {
   std::mt19937 rng(11);
