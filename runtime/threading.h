@@ -18,6 +18,12 @@ int NumThreads();
 // for 0.05 ms of work (EfficientNet-B0's squeeze-excitation convolutions at batch 8).
 inline bool InParallelRegion() { return omp_get_level() > 0; }
 
+// Threads for a job of `work` units (values, multiply-adds) that pays for a team from `min_work` units on: one
+// below that (starting the team costs more than it saves) or inside a parallel region; else every thread.
+inline int ThreadsForWork(int64_t work, int64_t min_work) {
+  return InParallelRegion() || work < min_work ? 1 : omp_get_max_threads();
+}
+
 // Work shared between threads is cut into about this many units per thread, taken in turn by whichever
 // thread is free (schedule(dynamic)): on a shared machine one thread can be held up for a while (another
 // tenant on its core), and the others then take over its remaining units instead of waiting for them.

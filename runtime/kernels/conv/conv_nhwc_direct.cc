@@ -281,7 +281,7 @@ void ConvNhwcDirectF32(const float* x, const std::vector<PackedF32B>& packed, co
   const int64_t KH = w.kernel[0], KW = w.kernel[1], T = KH * KW;
   const int64_t C = g.in_channels, M = g.out_channels, cg = g.in_channels_per_group(), mg = g.out_channels_per_group();
   const int64_t K = cg * T, P = OH * OW, panels = (mg + kPanel - 1) / kPanel;
-  const int threads = InParallelRegion() || g.batch * P * K * M < (int64_t{1} << 19) ? 1 : omp_get_max_threads();
+  const int threads = ThreadsForWork(g.batch * P * K * M, int64_t{1} << 19);
   // Units of work: (image, block of positions, part of the panels). Small weights: blocks of kChunk positions, or
   // fewer (whole tiles) for kUnitsPerThread units per thread on small images, all panels. Weights over 256 KiB
   // (ResNet-50's 3 x 3 convolutions of 128 and 256 channels at 28 x 28 and 14 x 14): every unit reads all of its

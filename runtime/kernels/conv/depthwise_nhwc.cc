@@ -51,7 +51,7 @@ const T* ChannelsPerOutput(const T* image, const NhwcLayout& l, std::vector<T>& 
 // f(oh) for every output row of one image, taken in turn by the threads when the work is large enough.
 template <class F>
 void ForEachRow(const NhwcLayout& l, F f) {
-  const int threads = InParallelRegion() || l.OH * l.OW * l.taps() * l.M < kParallelMacs ? 1 : omp_get_max_threads();
+  const int threads = ThreadsForWork(l.OH * l.OW * l.taps() * l.M, kParallelMacs);
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
   for (int64_t oh = 0; oh < l.OH; ++oh) f(oh);
 }
@@ -60,7 +60,7 @@ void ForEachRow(const NhwcLayout& l, F f) {
 // kUnitsPerThread blocks per thread taken in turn when the work is large enough.
 template <class F>
 void ForEachRowBlock(const NhwcLayout& l, F f) {
-  const int threads = InParallelRegion() || l.OH * l.OW * l.taps() * l.M < kParallelMacs ? 1 : omp_get_max_threads();
+  const int threads = ThreadsForWork(l.OH * l.OW * l.taps() * l.M, kParallelMacs);
   const int64_t rows = threads == 1 ? l.OH : std::max<int64_t>(1, ItemsPerUnit(l.OH, threads));
   const int64_t blocks = (l.OH + rows - 1) / rows;
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (threads > 1)

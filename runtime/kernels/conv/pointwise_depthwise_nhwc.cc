@@ -80,7 +80,7 @@ void RunBlock(const float* x, const PackedF32B& w, const PointwiseStage& pw, con
 // The threads that share an image's work: one below kParallelMacs multiply-adds per image.
 int SharingThreads(const ConvGeometry& g, int64_t C) {
   const int64_t macs = g.window.input[0] * g.window.input[1] * C * g.out_channels;
-  return InParallelRegion() || macs < kParallelMacs ? 1 : omp_get_max_threads();
+  return ThreadsForWork(macs, kParallelMacs);
 }
 
 }  // namespace

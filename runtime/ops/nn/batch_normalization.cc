@@ -70,7 +70,7 @@ class BatchNormalization final : public Kernel {
       ComputeOutput<E> out(x.shape());
       // Threads share the batch items (channels last: the positions) from 64 K values on; each value is computed
       // alone, so any thread count gives the same bits.
-      const int threads = InParallelRegion() || x.size() < (int64_t{1} << 16) ? 1 : omp_get_max_threads();
+      const int threads = ThreadsForWork(x.size(), int64_t{1} << 16);
       if (inner == 1) {
 #pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1)
         for (int64_t n = 0; n < batch; ++n) {

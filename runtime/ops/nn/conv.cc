@@ -163,7 +163,7 @@ void ConvNhwc(const ConvGeometry& g, const T* x, const T* w, const NhwcWeights<T
     // With the activation: blocks of rows, each multiplied and activated while in cache by one thread (ptq's
     // GEMM computes a row the same whatever rows share the call). Blocks are smaller when threads share
     // them, down to 2 tiles of rows, for kUnitsPerThread blocks per thread.
-    const int threads = InParallelRegion() || rows * K * M < kParallelMacs ? 1 : omp_get_max_threads();
+    const int threads = ThreadsForWork(rows * K * M, kParallelMacs);
     int64_t block = std::max<int64_t>(64, (int64_t{1} << 16) / M);
     if (threads > 1) block = std::min(block, std::max<int64_t>(2 * kF32TileRows, ItemsPerUnit(rows, threads)));
     const int64_t blocks = (rows + block - 1) / block;
@@ -190,7 +190,7 @@ void ConvNhwc(const ConvGeometry& g, const T* x, const T* w, const NhwcWeights<T
   // enough blocks for every thread when the product is large enough to share (a row's result does not
   // depend on the rows it is computed with).
   constexpr int64_t kRowsBudget = int64_t{1} << 19;
-  const int threads = InParallelRegion() || g.batch * OH * OW * K * M < kParallelMacs ? 1 : omp_get_max_threads();
+  const int threads = ThreadsForWork(g.batch * OH * OW * K * M, kParallelMacs);
   const int64_t row_len = g.group * K;  // every group's taps x channels
   int64_t lines = std::max<int64_t>(1, std::min(OH, kRowsBudget / std::max<int64_t>(1, OW * row_len)));
   // Constant float weights too large to stay in cache from one block of lines to the next (FCN's 3x3

@@ -70,7 +70,7 @@ Tensor ConvTransposeTyped(const TransposeAttributes& attrs, const Tensor& x, con
       RowMajorGemm<T>(true, false, mg * kernel_size, in_size, cg, T(1), wg, mg * kernel_size, xg, in_size, T(0), col,
                       in_size);
       // Threads share the output channels (each channel's col2im rows in their order: the same bits).
-      const int threads = InParallelRegion() || mg < 2 || mg * out_size < (int64_t{1} << 16) ? 1 : omp_get_max_threads();
+      const int threads = mg < 2 ? 1 : ThreadsForWork(mg * out_size, int64_t{1} << 16);
 #pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1)
       for (int64_t m = 0; m < mg; ++m) {
         Col2ImAdd(col + m * kernel_size * in_size, 1, win, py + (n * out_channels + grp * mg + m) * out_size);

@@ -121,11 +121,7 @@ AxisTable MakeAxisTable(const InterpSpec& spec, int64_t in, int64_t out, float s
   return t;
 }
 
-// Threads for a resampling pass writing `elements` outputs: one below 64 K (the team costs more than it saves),
-// and one inside a parallel region (see InParallelRegion).
-int PassThreads(int64_t elements) {
-  return InParallelRegion() || elements < (int64_t{1} << 16) ? 1 : omp_get_max_threads();
-}
+constexpr int64_t kParallelValues = int64_t{1} << 16;  // outputs of a pass worth a team of threads
 
 // out[o * run + i] = in[sum_a offsets[a][o_a] + i] for i < run, over the odometer of out_shape (the outer axes;
 // run: the product of the trailing axes that are not resized, copied as they are); a negative sum (some axis
@@ -139,7 +135,7 @@ void GatherNearest(const S* in, S* out, const Shape& out_shape, const std::vecto
   const int64_t rows = width == 0 ? 0 : ShapeSize(out_shape) / width;
   if (rows == 0) return;
   const int64_t* __restrict last = offsets[rank - 1].data();
-  const int threads = PassThreads(rows * width * run);
+  const int threads = ThreadsForWork(rows * width * run, kParallelValues);
   const int64_t per_unit = ItemsPerUnit(rows, threads);
   const int64_t units = (rows + per_unit - 1) / per_unit;
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (threads > 1)
@@ -220,7 +216,7 @@ Tensor InterpolateNearest(const Tensor& x, const Shape& out_shape, const std::ve
 // rows (o, j), or the o when inner is 1.
 template <class C>
 void LinearPass(const C* x, C* y, int64_t outer, int64_t in, int64_t out, int64_t inner, const AxisTable& t, C fill) {
-  const int threads = PassThreads(outer * out * inner);
+  const int threads = ThreadsForWork(outer * out * inner, kParallelValues);
   if (inner == 1) {
 #pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1)
     for (int64_t o = 0; o < outer; ++o) {

@@ -99,7 +99,7 @@ void MaxPoolNhwc(const T* x, const PoolPlan& p, int64_t batch, int64_t C, T* y) 
   const PoolAxis& aw = p.axes[2];
   const int64_t H = ah.in, W = aw.in, OH = ah.out, OW = aw.out;
   const int64_t lines = batch * OH;
-  const int threads = InParallelRegion() || lines * OW * C < (int64_t{1} << 16) ? 1 : omp_get_max_threads();
+  const int threads = ThreadsForWork(lines * OW * C, int64_t{1} << 16);
 #pragma omp parallel for schedule(static) num_threads(threads)
   for (int64_t line = 0; line < lines; ++line) {
     const int64_t n = line / OH, oh = line % OH;
