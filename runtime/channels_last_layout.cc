@@ -38,7 +38,8 @@ bool FollowRuleOf(const Node& n, FollowRule* rule) {
     *rule = {{0, 3}, true};
   } else if (n.domain == kFusedDomain && (n.op_type == "AddQuantizeLinear" || n.op_type == "MulQuantizeLinear")) {
     *rule = {{0, 1}, true};
-  } else if (n.domain == kFusedDomain && (n.op_type == "Gelu" || n.op_type == "Silu")) {
+  } else if (n.domain == kFusedDomain &&
+             (n.op_type == "Gelu" || n.op_type == "Silu" || n.op_type == "ElementwiseChain")) {
     *rule = {{0}, true};
   } else if (n.domain == kFusedDomain && n.op_type == "LookupTable") {
     *rule = {{0}, false};

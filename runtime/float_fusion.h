@@ -1,6 +1,6 @@
 // Fused execution of float patterns, as ONNX Runtime's graph optimizer fuses them: Conv -> Relu / Clip,
 // Conv -> residual Add [-> Relu / Clip], LayerNorm and GELU written out op by op (what torch exports
-// below opsets 17 and 20), SiLU.
+// below opsets 17 and 20), SiLU, chains of element-wise ops with scalar constants.
 #pragma once
 
 #include "runtime/graph.h"
@@ -15,8 +15,9 @@ struct FloatFusionCount {
   int layer_norms = 0;       // -> ptq.fused LayerNormalization
   int gelus = 0;             // -> ptq.fused Gelu
   int silus = 0;             // -> ptq.fused Silu
+  int elementwise_chains = 0;  // -> ptq.fused ElementwiseChain
 
-  int total() const { return conv_activations + conv_sums + layer_norms + gelus + silus; }
+  int total() const { return conv_activations + conv_sums + layer_norms + gelus + silus + elementwise_chains; }
 };
 
 // Returns `graph` (the main graph only, not subgraphs) with each pattern below replaced by one node that
@@ -43,5 +44,11 @@ void FuseGelus(const GraphIndex& index, GraphEdit* out, FloatFusionCount* count)
 // by a float32 Conv with a constant weight and read only by the two, that Conv becomes a FusedConv with
 // activation_silu instead (the same bits: the Silu kernel's arithmetic on each output).
 void FuseSilus(const GraphIndex& index, GraphEdit* out, FloatFusionCount* count);
+// Two or more Add / Sub / Mul / Div / Clip / Relu nodes, each reading the chain's one computed input X or the
+// values of the nodes before it, and otherwise float32 constants of one value (rank 0 or 1), whose values but
+// the last only the chain reads -> ElementwiseChain(X), with the QuantizeLinear (one constant scale and 8-bit
+// zero point) that alone reads the last value as ElementwiseChain(X, y_scale, y_zero_point). The same bits
+// (elementwise_chain_fusion.cc). After the other passes, which take their nodes first.
+void FuseElementwiseChains(const GraphIndex& index, GraphEdit* out, FloatFusionCount* count);
 
 }  // namespace ptq

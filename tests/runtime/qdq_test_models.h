@@ -36,6 +36,14 @@ inline onnx::AttributeProto IntAttr(const std::string& name, int64_t v) {
   return a;
 }
 
+inline onnx::AttributeProto FloatAttr(const std::string& name, float v) {
+  onnx::AttributeProto a;
+  a.set_name(name);
+  a.set_type(onnx::AttributeProto::FLOAT);
+  a.set_f(v);
+  return a;
+}
+
 inline Tensor Random8(std::mt19937& rng, DataType t, Shape shape) {
   Tensor x(t, std::move(shape));
   std::uniform_int_distribution<int> byte(0, 255);

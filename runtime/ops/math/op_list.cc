@@ -14,6 +14,7 @@
 #include "runtime/ops/math/det.h"
 #include "runtime/ops/math/div.h"
 #include "runtime/ops/math/einsum.h"
+#include "runtime/ops/math/elementwise_chain.h"
 #include "runtime/ops/math/equal.h"
 #include "runtime/ops/math/erf.h"
 #include "runtime/ops/math/exp.h"
@@ -129,6 +130,7 @@ void RegisterMathOps(OpRegistry& r) {
   // GELU written out op by op, as the session fuses it (runtime/float_fusion.h).
   r.Add({"ptq.fused", "Gelu", 1, 1, MakeGelu});
   r.Add({"ptq.fused", "Silu", 1, 1, MakeSilu});
+  r.Add({"ptq.fused", "ElementwiseChain", 1, 1, MakeElementwiseChain});
   r.Add({"", "Softmax", 1, 21, MakeSoftmax});
   r.Add({"", "LogSoftmax", 1, 21, MakeLogSoftmax});
   r.Add({"", "Hardmax", 1, 21, MakeHardmax});

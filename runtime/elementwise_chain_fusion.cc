@@ -1,0 +1,192 @@
+// FuseElementwiseChains: Add / Sub / Mul / Div / Clip / Relu nodes with scalar constants that feed one another
+// (hardswish and the learnable scale and bias that PP-OCR's networks write after each convolution) become one
+// ElementwiseChain, with the QuantizeLinear that alone reads the result when there is one.
+#include <algorithm>
+#include <limits>
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "runtime/float_fusion.h"
+#include "runtime/ops/math/elementwise_chain.h"
+
+namespace ptq {
+namespace {
+
+// One node as a step: its op, its computed operands ("" where a constant stands) and the constants.
+struct NodeStep {
+  ChainStep step;
+  std::string in[2];
+  bool typed = false;  // a float32 constant operand or bound: the node's data is float32 too
+};
+
+// A float32 constant of one value and rank 0 or 1 (so that it broadcasts to any shape but a scalar's).
+bool ScalarConstant(const GraphIndex& index, const std::string& name, float* value, int64_t* rank) {
+  const Tensor* t = index.Constant(name);
+  if (t == nullptr || t->dtype() != DataType::kFloat || t->size() != 1 || t->rank() > 1) return false;
+  *value = t->data<float>()[0];
+  *rank = std::max<int64_t>(*rank, t->rank());
+  return true;
+}
+
+bool AsStep(const GraphIndex& index, const Node& n, int opset, NodeStep* s, int64_t* rank) {
+  static const std::map<std::string, ChainOp> kBinary = {
+      {"Add", ChainOp::kAdd}, {"Sub", ChainOp::kSub}, {"Mul", ChainOp::kMul}, {"Div", ChainOp::kDiv}};
+  if (!n.domain.empty() || n.outputs.size() != 1 || n.outputs[0].empty() || n.inputs.empty() ||
+      n.inputs[0].empty() || n.attrs.Has("broadcast")) {
+    return false;  // opsets before 7 broadcast by attribute
+  }
+  *s = NodeStep();
+  const auto binary = kBinary.find(n.op_type);
+  if (binary != kBinary.end()) {
+    if (n.inputs.size() != 2 || n.inputs[1].empty()) return false;
+    s->step.op = binary->second;
+    int* reg[2] = {&s->step.a, &s->step.b};
+    float* c[2] = {&s->step.ca, &s->step.cb};
+    for (int i = 0; i < 2; ++i) {
+      if (index.Constant(n.inputs[i]) == nullptr) {
+        s->in[i] = n.inputs[i];
+      } else if (ScalarConstant(index, n.inputs[i], c[i], rank)) {
+        *reg[i] = kChainConstant;
+        s->typed = true;
+      } else {
+        return false;
+      }
+    }
+    return !s->in[0].empty() || !s->in[1].empty();
+  }
+  s->step.b = kChainConstant;
+  if (index.Constant(n.inputs[0]) != nullptr) return false;
+  s->in[0] = n.inputs[0];
+  if (n.op_type == "Relu" && n.inputs.size() == 1) {
+    s->step.op = ChainOp::kRelu;
+    return true;
+  }
+  if (n.op_type != "Clip") return false;
+  s->step.op = ChainOp::kClip;
+  if (opset < 11) {  // the Clip kernel's bounds: float attributes, for float32 data the lowest and largest float
+    if (n.inputs.size() != 1) return false;
+    s->step.ca = n.attrs.GetFloat("min", std::numeric_limits<float>::lowest());
+    s->step.cb = n.attrs.GetFloat("max", std::numeric_limits<float>::max());
+    return true;
+  }
+  if (n.inputs.size() > 3) return false;
+  float bound[2] = {-std::numeric_limits<float>::infinity(), std::numeric_limits<float>::infinity()};
+  for (size_t i = 1; i < n.inputs.size(); ++i) {
+    if (n.inputs[i].empty()) continue;
+    int64_t bound_rank = 0;  // the Clip kernel takes a bound of one value of any rank; its output has X's shape
+    if (!ScalarConstant(index, n.inputs[i], &bound[i - 1], &bound_rank)) return false;
+    s->typed = true;
+  }
+  s->step.ca = bound[0];
+  s->step.cb = bound[1];
+  return true;
+}
+
+// The QuantizeLinear that alone reads `name` (a float32 to 8 bits with one constant scale and zero point), or kNone.
+size_t QuantizeReader(const GraphIndex& index, const GraphEdit& out, const std::string& name) {
+  const size_t q = index.OnlyReader(name);
+  if (q == GraphIndex::kNone || out.Changed(q)) return GraphIndex::kNone;
+  const Node& n = index.graph().nodes[q];
+  if (!n.domain.empty() || n.op_type != "QuantizeLinear" || n.inputs.size() != 3 || n.inputs[0] != name ||
+      n.inputs[2].empty() || n.outputs.size() != 1 || n.attrs.GetInt("block_size", 0) != 0) {
+    return GraphIndex::kNone;
+  }
+  const Tensor* scale = index.Constant(n.inputs[1]);
+  const Tensor* zp = index.Constant(n.inputs[2]);
+  const bool eight_bit = zp && (zp->dtype() == DataType::kUint8 || zp->dtype() == DataType::kInt8);
+  return scale && scale->dtype() == DataType::kFloat && scale->size() == 1 && eight_bit && zp->size() == 1
+             ? q
+             : GraphIndex::kNone;
+}
+
+}  // namespace
+
+void FuseElementwiseChains(const GraphIndex& index, GraphEdit* out, FloatFusionCount* count) {
+  const Graph& g = index.graph();
+  const int opset = g.OpsetFor("");
+  const std::vector<size_t> order = index.TopologicalOrder();
+  std::vector<bool> taken(g.nodes.size(), false);
+  for (const size_t first : order) {
+    NodeStep s0;
+    int64_t unused_rank = 0;
+    if (taken[first] || out->Changed(first) || !AsStep(index, g.nodes[first], opset, &s0, &unused_rank)) continue;
+    const std::string x = s0.in[0].empty() ? s0.in[1] : s0.in[0];
+    if (!s0.in[0].empty() && !s0.in[1].empty() && s0.in[0] != s0.in[1]) continue;  // one computed input
+    // Grow: a reader of the chain's values joins when each of its computed operands is X or such a value (the
+    // reader of lowest index first); registers: X is 0, member k's value k + 1.
+    std::vector<size_t> members = {first};
+    std::vector<NodeStep> steps = {s0};
+    std::map<std::string, int> reg = {{x, 0}, {g.nodes[first].outputs[0], 1}};
+    while (static_cast<int>(members.size()) < kMaxChainSteps) {
+      size_t next = GraphIndex::kNone;
+      NodeStep next_step;
+      for (const size_t m : members) {
+        for (const size_t r : index.Readers(g.nodes[m].outputs[0])) {
+          if (r == GraphIndex::kNone || r >= next || taken[r] || out->Changed(r) ||
+              std::find(members.begin(), members.end(), r) != members.end()) {
+            continue;
+          }
+          NodeStep s;
+          if (!AsStep(index, g.nodes[r], opset, &s, &unused_rank)) continue;
+          if ((!s.in[0].empty() && !reg.count(s.in[0])) || (!s.in[1].empty() && !reg.count(s.in[1]))) continue;
+          next = r;
+          next_step = s;
+        }
+      }
+      if (next == GraphIndex::kNone) break;
+      members.push_back(next);
+      steps.push_back(next_step);
+      reg[g.nodes[next].outputs[0]] = static_cast<int>(members.size());
+    }
+    // The longest prefix of two or more nodes whose values, but for the last node's, only the prefix reads.
+    size_t len = 0;
+    for (size_t k = members.size(); k >= 2 && len == 0; --k) {
+      const std::set<size_t> prefix(members.begin(), members.begin() + k);
+      bool closed = true;
+      for (size_t j = 0; j + 1 < k && closed; ++j) {
+        for (const size_t r : index.Readers(g.nodes[members[j]].outputs[0])) closed = closed && prefix.count(r) > 0;
+      }
+      if (closed) len = k;
+    }
+    if (len == 0) continue;
+    // The data is float32 when one of the nodes has a float32 constant (ONNX's type rules); else leave them.
+    if (!std::any_of(steps.begin(), steps.begin() + len, [](const NodeStep& s) { return s.typed; })) continue;
+    std::vector<ChainStep> program;
+    for (size_t k = 0; k < len; ++k) {
+      ChainStep p = steps[k].step;
+      if (!steps[k].in[0].empty()) p.a = reg.at(steps[k].in[0]);
+      if (!steps[k].in[1].empty()) p.b = reg.at(steps[k].in[1]);
+      program.push_back(p);
+    }
+    int64_t rank = 0;  // of the output: a constant of shape [1] gives a scalar X's value that shape
+    for (size_t k = 0; k < len; ++k) {
+      NodeStep again;
+      AsStep(index, g.nodes[members[k]], opset, &again, &rank);
+    }
+    Node fused;
+    fused.domain = kFusedDomain;
+    fused.op_type = "ElementwiseChain";
+    fused.inputs = {x};
+    fused.outputs = g.nodes[members[len - 1]].outputs;
+    fused.attrs = ElementwiseChainAttributes(program, rank);
+    const size_t q = QuantizeReader(index, *out, fused.outputs[0]);
+    if (q != GraphIndex::kNone) {
+      const Node& qn = g.nodes[q];
+      fused.inputs.push_back(qn.inputs[1]);
+      fused.inputs.push_back(qn.inputs[2]);
+      fused.outputs = qn.outputs;
+      out->Drop(q);
+      taken[q] = true;
+    }
+    out->Replace(first, std::move(fused));
+    for (size_t k = 0; k < len; ++k) {
+      taken[members[k]] = true;
+      if (k > 0) out->Drop(members[k]);
+    }
+    ++count->elementwise_chains;
+  }
+}
+
+}  // namespace ptq

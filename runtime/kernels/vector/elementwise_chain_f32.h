@@ -1,0 +1,30 @@
+// RunChainF32: a chain of float32 element-wise steps (Add, Sub, Mul, Div, Clip, Relu) run block by block in L1.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+namespace ptq {
+
+enum class ChainOp : uint8_t { kAdd, kSub, kMul, kDiv, kClip, kRelu };
+
+// An operand of a step: register 0 is the chain's input, register k the output of step k - 1; kChainConstant
+// names the step's constant for that operand instead.
+constexpr int kChainConstant = -1;
+// The most steps a chain has (its registers of one block stay in L1: 32 x 1 KiB).
+constexpr int kMaxChainSteps = 32;
+
+// out = a + b, a - b, a * b, a / b; Clip: t = a < lo ? lo : a, then hi < t ? hi : t (lo = ca, hi = cb; a NaN
+// stays NaN, as the Clip kernel); Relu: a < 0 ? 0 : a (the Relu kernel). b is unused by Clip and Relu.
+struct ChainStep {
+  ChainOp op = ChainOp::kAdd;
+  int a = 0, b = 0;            // registers, or kChainConstant
+  float ca = 0.0f, cb = 0.0f;  // the constants of a and b; Clip's bounds
+};
+
+// y[i] = the last step's value for x[i], for i < n; y may be x. Each step is one IEEE operation per value (no
+// contraction), so the values have the bits of the nodes run one by one. An AVX2 loop when the CPU has it, the
+// same operations.
+void RunChainF32(const std::vector<ChainStep>& steps, const float* x, float* y, int64_t n);
+
+}  // namespace ptq

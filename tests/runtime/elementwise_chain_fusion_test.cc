@@ -1,0 +1,243 @@
+// Element-wise chain fusion: Add / Sub / Mul / Div / Clip / Relu nodes with scalar constants (PP-OCR's hardswish
+// and learnable scale and bias, opset 9 and 11 forms) become one ElementwiseChain, with a trailing QuantizeLinear,
+// and give the bits of the nodes run one by one on any thread count; chains whose values are read elsewhere
+// fuse only up to there, other constants and inputs stay as written.
+#include <gtest/gtest.h>
+#include <omp.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <string>
+
+#include "runtime/error.h"
+#include "runtime/graph.h"
+#include "runtime/model_io.h"
+#include "runtime/ops/math/elementwise_chain.h"
+#include "runtime/session.h"
+#include "tests/runtime/model_builder.h"
+#include "tests/runtime/qdq_test_models.h"
+
+namespace ptq {
+namespace {
+
+using testing::ModelBuilder;
+
+// Normal values of spread 4 with NaN, infinities, signed zero, a subnormal and a huge value among them.
+Tensor Values(std::mt19937& rng, Shape shape) {
+  Tensor t(DataType::kFloat, std::move(shape));
+  std::normal_distribution<float> d(0.0f, 4.0f);
+  float* p = t.data<float>();
+  for (int64_t i = 0; i < t.size(); ++i) p[i] = d(rng);
+  const float special[] = {std::numeric_limits<float>::quiet_NaN(), std::numeric_limits<float>::infinity(),
+                           -std::numeric_limits<float>::infinity(), -0.0f, 0.0f, 1e-40f, -3e38f, 3.0f, -3.0f};
+  for (int64_t k = 0; k < 9 * 7; ++k) p[(k * 7919) % t.size()] = special[k % 9];
+  return t;
+}
+
+Tensor Scalar(float v, bool rank1) {
+  return rank1 ? Tensor::FromVector<float>({1}, {v}) : Tensor::Scalar<float>(v);
+}
+
+// Runs g fused and with every node on its own, on one and two threads: the same shapes and bytes.
+void ExpectSameBits(const std::shared_ptr<const Graph>& g, const std::map<std::string, Tensor>& feeds) {
+  const int saved = omp_get_max_threads();
+  for (int threads : {1, 2}) {
+    omp_set_num_threads(threads);
+    SessionOptions separate;
+    separate.fuse_float_patterns = false;
+    Session fused(g), plain(g, separate);
+    const std::vector<Tensor> got = fused.Run(feeds), want = plain.Run(feeds);
+    ASSERT_EQ(got.size(), want.size());
+    for (size_t o = 0; o < want.size(); ++o) {
+      ASSERT_EQ(got[o].dtype(), want[o].dtype()) << g->outputs[o].name;
+      ASSERT_EQ(got[o].shape(), want[o].shape()) << g->outputs[o].name;
+      EXPECT_EQ(0, std::memcmp(got[o].raw(), want[o].raw(), want[o].nbytes()))
+          << g->outputs[o].name << ", threads " << threads;
+    }
+  }
+  omp_set_num_threads(saved);
+}
+
+// PP-LCNetV3's block after a convolution, as Paddle2ONNX writes it at opset 11: t = x * s + b (learnable scale and
+// bias of shape [1]); hardswish h = t * Clip(t + 3, 0, 6) / 6 (scalars); then h * s2 + b2.
+void LcnetBlock(ModelBuilder& b, const std::string& x, const std::string& y) {
+  b.Initializer(y + "/s", Scalar(1.25f, true)).Initializer(y + "/b", Scalar(-0.5f, true));
+  b.Initializer(y + "/three", Scalar(3.0f, false)).Initializer(y + "/zero", Scalar(0.0f, false));
+  b.Initializer(y + "/six", Scalar(6.0f, false)).Initializer(y + "/s2", Scalar(0.75f, true));
+  b.Initializer(y + "/b2", Scalar(0.1f, true));
+  b.Node("Mul", {y + "/s", x}, {y + "/scaled"});
+  b.Node("Add", {y + "/scaled", y + "/b"}, {y + "/t"});
+  b.Node("Add", {y + "/t", y + "/three"}, {y + "/t3"});
+  b.Node("Clip", {y + "/t3", y + "/zero", y + "/six"}, {y + "/relu6"});
+  b.Node("Mul", {y + "/t", y + "/relu6"}, {y + "/prod"});
+  b.Node("Div", {y + "/prod", y + "/six"}, {y + "/hswish"});
+  b.Node("Mul", {y + "/s2", y + "/hswish"}, {y + "/scaled2"});
+  b.Node("Add", {y + "/scaled2", y + "/b2"}, {y});
+}
+
+onnx::NodeProto& Quantize(ModelBuilder& b, const std::string& x, const std::string& y, float scale, Tensor zp) {
+  b.Initializer(y + "/scale", Tensor::Scalar<float>(scale)).Initializer(y + "/zp", zp);
+  return b.Node("QuantizeLinear", {x, y + "/scale", y + "/zp"}, {y});
+}
+
+TEST(ElementwiseChainFusion, PaddleBlocksBecomeOneNodeEachWithTheSameBits) {
+  std::mt19937 rng(11);
+  ModelBuilder b(11);
+  const Shape shape = {2, 8, 70, 70};  // 78400 values: threads share them, the last block is partial
+  b.Input("x", DataType::kFloat, shape);
+  LcnetBlock(b, "x", "float_out");
+  LcnetBlock(b, "x", "u8");
+  Quantize(b, "u8", "u8_q", 0.05f, Tensor::Scalar<uint8_t>(128));
+  LcnetBlock(b, "x", "s8");
+  Quantize(b, "s8", "s8_q", 0.02f, Tensor::Scalar<int8_t>(-3));
+  b.Output("float_out", DataType::kFloat).Output("u8_q", DataType::kUint8).Output("s8_q", DataType::kInt8);
+  const auto g = std::make_shared<const Graph>(GraphFromModel(b.model(), "", "lcnet.onnx"));
+  Session s(g);
+  EXPECT_EQ(s.fused_float().elementwise_chains, 3);
+  ASSERT_EQ(s.graph().nodes.size(), 3u);  // the quantized ones take their QuantizeLinear
+  for (const Node& n : s.graph().nodes) EXPECT_EQ(n.op_type, "ElementwiseChain");
+  ExpectSameBits(g, {{"x", Values(rng, shape)}});
+}
+
+// Opset 9: Clip's bounds are attributes; Relu, a constant minuend and dividend, x read again by a later node.
+TEST(ElementwiseChainFusion, Opset9ClipAttributesReluAndConstantFirstOperands) {
+  std::mt19937 rng(12);
+  ModelBuilder b(9);
+  b.Input("x", DataType::kFloat, {3, 1000});
+  b.Initializer("c1", Scalar(1.5f, false)).Initializer("c2", Scalar(2.0f, true));
+  b.Node("Sub", {"c1", "x"}, {"a"});
+  b.Node("Mul", {"a", "a"}, {"sq"});
+  b.Node("Div", {"c2", "sq"}, {"inv"});
+  auto& clip = b.Node("Clip", {"inv"}, {"clipped"});
+  clip.add_attribute()->CopyFrom(qdq_test::FloatAttr("min", -3.0f));
+  clip.add_attribute()->CopyFrom(qdq_test::FloatAttr("max", 0.75f));
+  b.Node("Clip", {"clipped"}, {"unbounded"});  // no attributes: the lowest and largest float
+  b.Node("Relu", {"unbounded"}, {"r"});
+  b.Node("Sub", {"r", "x"}, {"y"});
+  b.Output("y", DataType::kFloat);
+  const auto g = std::make_shared<const Graph>(GraphFromModel(b.model(), "", "opset9.onnx"));
+  Session s(g);
+  EXPECT_EQ(s.fused_float().elementwise_chains, 1);
+  EXPECT_EQ(s.graph().nodes.size(), 1u);
+  ExpectSameBits(g, {{"x", Values(rng, {3, 1000})}});
+}
+
+// A scalar input with constants of shape [1]: the output is a [1], as numpy broadcasting makes it.
+TEST(ElementwiseChainFusion, ScalarInputTakesTheRankOfItsConstants) {
+  ModelBuilder b(13);
+  b.Input("x", DataType::kFloat, {});
+  b.Initializer("s", Scalar(3.0f, true)).Initializer("c", Scalar(-1.0f, false));
+  b.Node("Mul", {"x", "s"}, {"m"});
+  b.Node("Add", {"m", "c"}, {"y"});
+  b.Output("y", DataType::kFloat);
+  const auto g = std::make_shared<const Graph>(GraphFromModel(b.model(), "", "scalar.onnx"));
+  Session s(g);
+  EXPECT_EQ(s.fused_float().elementwise_chains, 1);
+  const std::vector<Tensor> y = s.Run({{"x", Tensor::Scalar<float>(2.0f)}});
+  ASSERT_EQ(y[0].shape(), Shape({1}));
+  EXPECT_EQ(y[0].data<float>()[0], 5.0f);
+}
+
+// What stays: a value that is a graph output or that another node reads ends the fused part there; a constant of
+// several values, two computed inputs, chains with no float32 constant (Relu only; int32) are left as written.
+TEST(ElementwiseChainFusion, ValuesReadElsewhereAndOtherOperandsStopTheChain) {
+  std::mt19937 rng(13);
+  ModelBuilder b(13);
+  b.Input("x", DataType::kFloat, {2, 8, 5, 5}).Input("z", DataType::kFloat, {2, 8, 5, 5});
+  b.Input("i", DataType::kInt32, {4});
+  b.Initializer("one", Scalar(1.0f, false)).Initializer("two", Scalar(2.0f, false));
+  b.Initializer("three", Scalar(3.0f, true)).Initializer("per_channel", Values(rng, {8, 1, 1}));
+  b.Initializer("int_one", Tensor::Scalar<int32_t>(1));
+  // p2 is a graph output: Add, Mul fuse, the last Add stays.
+  b.Node("Add", {"x", "one"}, {"p1"});
+  b.Node("Mul", {"p1", "two"}, {"p2"});
+  b.Node("Add", {"p2", "three"}, {"p3"});
+  // q1 is also read by a Sigmoid: the Mul stays, Add and Mul after it fuse.
+  b.Node("Mul", {"x", "two"}, {"q1"});
+  b.Node("Sigmoid", {"q1"}, {"q_sig"});
+  b.Node("Add", {"q1", "one"}, {"q2"});
+  b.Node("Mul", {"q2", "three"}, {"q3"});
+  // Left as written.
+  b.Node("Mul", {"x", "per_channel"}, {"c1"});
+  b.Node("Add", {"c1", "one"}, {"c2"});
+  b.Node("Add", {"x", "z"}, {"z1"});
+  b.Node("Mul", {"z1", "two"}, {"z2"});
+  b.Node("Relu", {"x"}, {"r1"});
+  b.Node("Relu", {"r1"}, {"r2"});
+  b.Node("Add", {"i", "int_one"}, {"i1"});
+  b.Node("Mul", {"i1", "int_one"}, {"i2"});
+  for (const char* o : {"p2", "p3", "q_sig", "q3", "c2", "z2", "r2"}) b.Output(o, DataType::kFloat);
+  b.Output("i2", DataType::kInt32);
+  const auto g = std::make_shared<const Graph>(GraphFromModel(b.model(), "", "kept.onnx"));
+  Session s(g);
+  EXPECT_EQ(s.fused_float().elementwise_chains, 2);
+  int chains = 0;
+  for (const Node& n : s.graph().nodes) {
+    if (n.op_type != "ElementwiseChain") continue;
+    ++chains;
+    EXPECT_TRUE(n.outputs[0] == "p2" || n.outputs[0] == "q3") << n.outputs[0];
+  }
+  EXPECT_EQ(chains, 2);
+  EXPECT_EQ(s.graph().nodes.size(), 15u - 2u);  // two pairs became one node each
+  ExpectSameBits(g, {{"x", Values(rng, {2, 8, 5, 5})},
+                     {"z", Values(rng, {2, 8, 5, 5})},
+                     {"i", Tensor::FromVector<int32_t>({4}, {1, -7, 2147483647, 0})}});
+}
+
+// Between two convolutions the chain runs channels last with them: no Transpose around it, the same bits.
+TEST(ElementwiseChainFusion, ChainBetweenConvolutionsStaysChannelsLast) {
+  std::mt19937 rng(14);
+  ModelBuilder b(11);
+  b.Input("x", DataType::kFloat, {1, 8, 20, 20});
+  auto conv = [&](const std::string& in, const std::string& out) {
+    b.Initializer(out + "/w", Values(rng, {8, 8, 3, 3})).Initializer(out + "/b", Values(rng, {8}));
+    b.Node("Conv", {in, out + "/w", out + "/b"}, {out}).add_attribute()->CopyFrom(qdq_test::IntsAttr("pads", {1, 1, 1, 1}));
+  };
+  conv("x", "c1");
+  LcnetBlock(b, "c1", "block");
+  conv("block", "c2");
+  b.Output("c2", DataType::kFloat);
+  const auto g = std::make_shared<const Graph>(GraphFromModel(b.model(), "", "convs.onnx"));
+  Session s(g);
+  EXPECT_EQ(s.fused_float().elementwise_chains, 1);
+  int transposes = 0;
+  for (const Node& n : s.graph().nodes) transposes += n.op_type == "Transpose";
+  EXPECT_EQ(transposes, 2);  // into the first convolution and out of the last
+  ExpectSameBits(g, {{"x", Values(rng, {1, 8, 20, 20})}});
+}
+
+Attributes BadChain(std::vector<std::string> ops, std::vector<int64_t> operands) {
+  std::vector<ChainStep> steps(ops.size());
+  Attributes attrs = ElementwiseChainAttributes(steps, 0);
+  AttributeValue o, r;
+  o.kind = AttributeValue::Kind::kStrings;
+  o.strings = std::move(ops);
+  r.kind = AttributeValue::Kind::kInts;
+  r.ints = std::move(operands);
+  attrs.Set("ops", o);
+  attrs.Set("operands", r);
+  return attrs;
+}
+
+// A ptq.fused node in a user's model is checked: registers not yet computed, unknown ops, unused operands.
+TEST(ElementwiseChainFusion, InconsistentAttributesAreInputErrorsNamingTheStep) {
+  auto message = [](const Attributes& attrs) {
+    try {
+      ElementwiseChainSteps(attrs, "n");
+    } catch (const Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  EXPECT_NE(message(BadChain({"Add", "Mul"}, {0, -1, 2, -1})).find("step 1 (Mul) has operand 2"), std::string::npos);
+  EXPECT_NE(message(BadChain({"Pow"}, {0, -1})).find("unknown op 'Pow'"), std::string::npos);
+  EXPECT_NE(message(BadChain({"Relu"}, {0, 0})).find("step 0 (Relu) has operand 0"), std::string::npos);
+  EXPECT_NE(message(BadChain({"Add"}, {-1, -1})).find("two constant operands"), std::string::npos);
+  EXPECT_NE(message(BadChain({"Add"}, {0})).find("two values a step"), std::string::npos);
+  EXPECT_EQ(message(BadChain({"Add", "Clip"}, {0, -1, 1, -1})), "no error");
+}
+
+}  // namespace
+}  // namespace ptq
