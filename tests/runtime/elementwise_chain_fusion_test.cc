@@ -193,7 +193,8 @@ TEST(ElementwiseChainFusion, ChainBetweenConvolutionsStaysChannelsLast) {
   b.Input("x", DataType::kFloat, {1, 8, 20, 20});
   auto conv = [&](const std::string& in, const std::string& out) {
     b.Initializer(out + "/w", Values(rng, {8, 8, 3, 3})).Initializer(out + "/b", Values(rng, {8}));
-    b.Node("Conv", {in, out + "/w", out + "/b"}, {out}).add_attribute()->CopyFrom(qdq_test::IntsAttr("pads", {1, 1, 1, 1}));
+    auto& n = b.Node("Conv", {in, out + "/w", out + "/b"}, {out});
+    n.add_attribute()->CopyFrom(qdq_test::IntsAttr("pads", {1, 1, 1, 1}));
   };
   conv("x", "c1");
   LcnetBlock(b, "c1", "block");

@@ -33,7 +33,8 @@ class ElementwiseChainKernel final : public Kernel {
     if (ctx.input(1) == nullptr) {
       Tensor y = Tensor::Uninitialized(DataType::kFloat, shape);
       float* out = y.data<float>();
-      ForEachChunk(n, kQuantizeBlock, threads, [&](int64_t b, int64_t e) { RunChainF32(steps_, in + b, out + b, e - b); });
+      ForEachChunk(n, kQuantizeBlock, threads,
+                   [&](int64_t b, int64_t e) { RunChainF32(steps_, in + b, out + b, e - b); });
       ctx.outputs[0] = std::move(y);
       return;
     }
@@ -58,7 +59,9 @@ class ElementwiseChainKernel final : public Kernel {
 
 }  // namespace
 
-std::unique_ptr<Kernel> MakeElementwiseChain(const KernelInit& init) { return MakeKernel<ElementwiseChainKernel>(init); }
+std::unique_ptr<Kernel> MakeElementwiseChain(const KernelInit& init) {
+  return MakeKernel<ElementwiseChainKernel>(init);
+}
 
 Attributes ElementwiseChainAttributes(const std::vector<ChainStep>& steps, int64_t rank) {
   AttributeValue ops, operands, constants, r;
@@ -95,7 +98,8 @@ std::vector<ChainStep> ElementwiseChainSteps(const Attributes& attrs, const std:
   for (size_t k = 0; k < ops.size(); ++k) {
     ChainStep& s = steps[k];
     const auto* name = std::find(std::begin(kOpNames), std::end(kOpNames), ops[k]);
-    PTQ_ENFORCE(name != std::end(kOpNames), "ElementwiseChain '", node, "': step ", k, " has unknown op '", ops[k], "'");
+    PTQ_ENFORCE(name != std::end(kOpNames), "ElementwiseChain '", node, "': step ", k, " has unknown op '", ops[k],
+                "'");
     s.op = static_cast<ChainOp>(name - std::begin(kOpNames));
     const bool binary = s.op != ChainOp::kClip && s.op != ChainOp::kRelu;
     for (int i = 0; i < 2; ++i) {
