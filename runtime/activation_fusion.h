@@ -14,6 +14,11 @@ constexpr const char* kActivationMax = "activation_max";
 // in silu_fusion.cc), as the Silu node computes it; never with the clamp bounds.
 constexpr const char* kActivationSilu = "activation_silu";
 
+// ConvIntegerToFloat's element-wise chain (FuseElementwiseChains, elementwise_chain_fusion.cc): the attributes of
+// an ElementwiseChain (ops/math/elementwise_chain.h) under this prefix, applied to each block of outputs after the
+// clamp or SiLU, while it is in cache.
+constexpr const char* kActivationChainPrefix = "activation_chain_";
+
 // The bounds of Relu or Clip node n: Clip's from its attributes (opset < 11) or constant float32 scalar
 // inputs; false when they are computed or of another type, or n is no Relu or Clip.
 bool ActivationBounds(const Node& n, const Graph& g, float* lo, float* hi);

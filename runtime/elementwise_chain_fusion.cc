@@ -8,8 +8,10 @@
 #include <string>
 #include <vector>
 
+#include "runtime/activation_fusion.h"
 #include "runtime/float_fusion.h"
 #include "runtime/ops/math/elementwise_chain.h"
+#include "runtime/ops/quantization/integer_to_float.h"
 
 namespace ptq {
 namespace {
@@ -101,6 +103,24 @@ size_t QuantizeReader(const GraphIndex& index, const GraphEdit& out, const std::
              : GraphIndex::kNone;
 }
 
+// The ConvIntegerToFloat writing x (float32 out: no residual, no QuantizeLinear, no chain yet) when only the
+// chain's nodes `members` read x, else kNone.
+size_t StoringConvolution(const GraphIndex& index, const GraphEdit& out, const std::string& x,
+                          const std::set<size_t>& members) {
+  const size_t c = index.Producer(x);
+  if (c == GraphIndex::kNone) return c;
+  const Node& n = out.Current(c);
+  const bool residual = n.inputs.size() > kToFloatResidual && !n.inputs[kToFloatResidual].empty();
+  if (n.domain != kFusedDomain || n.op_type != "ConvIntegerToFloat" || n.outputs.size() != 1 || n.outputs[0] != x ||
+      residual || n.inputs.size() > kToFloatYScale || n.attrs.Has(std::string(kActivationChainPrefix) + "ops")) {
+    return GraphIndex::kNone;
+  }
+  for (const size_t r : index.Readers(x)) {
+    if (!members.count(r)) return GraphIndex::kNone;  // also a graph output (kNone)
+  }
+  return c;
+}
+
 }  // namespace
 
 void FuseElementwiseChains(const GraphIndex& index, GraphEdit* out, FloatFusionCount* count) {
@@ -165,26 +185,39 @@ void FuseElementwiseChains(const GraphIndex& index, GraphEdit* out, FloatFusionC
       NodeStep again;
       AsStep(index, g.nodes[members[k]], opset, &again, &rank);
     }
+    std::vector<std::string> outputs = g.nodes[members[len - 1]].outputs, quantize;
+    const size_t q = QuantizeReader(index, *out, outputs[0]);
+    if (q != GraphIndex::kNone) {
+      quantize = {g.nodes[q].inputs[1], g.nodes[q].inputs[2]};
+      outputs = g.nodes[q].outputs;
+      out->Drop(q);
+      taken[q] = true;
+    }
+    for (size_t k = 0; k < len; ++k) {
+      taken[members[k]] = true;
+      if (k > 0) out->Drop(members[k]);  // the first becomes the fused node, or goes below
+    }
+    const size_t conv = StoringConvolution(index, *out, x, std::set<size_t>(members.begin(), members.begin() + len));
+    if (conv != GraphIndex::kNone) {  // the convolution applies the chain to each block as it stores it
+      Node fused = out->Current(conv);
+      const Attributes chain = ElementwiseChainAttributes(program, rank, kActivationChainPrefix);
+      for (const auto& kv : chain.all()) fused.attrs.Set(kv.first, kv.second);
+      fused.inputs.resize(kToFloatYScale);  // an omitted residual stays omitted ("")
+      fused.inputs.insert(fused.inputs.end(), quantize.begin(), quantize.end());
+      fused.outputs = outputs;
+      out->Replace(conv, std::move(fused));
+      out->Drop(first);
+      ++count->conv_chains;
+      continue;
+    }
     Node fused;
     fused.domain = kFusedDomain;
     fused.op_type = "ElementwiseChain";
     fused.inputs = {x};
-    fused.outputs = g.nodes[members[len - 1]].outputs;
+    fused.inputs.insert(fused.inputs.end(), quantize.begin(), quantize.end());
+    fused.outputs = outputs;
     fused.attrs = ElementwiseChainAttributes(program, rank);
-    const size_t q = QuantizeReader(index, *out, fused.outputs[0]);
-    if (q != GraphIndex::kNone) {
-      const Node& qn = g.nodes[q];
-      fused.inputs.push_back(qn.inputs[1]);
-      fused.inputs.push_back(qn.inputs[2]);
-      fused.outputs = qn.outputs;
-      out->Drop(q);
-      taken[q] = true;
-    }
     out->Replace(first, std::move(fused));
-    for (size_t k = 0; k < len; ++k) {
-      taken[members[k]] = true;
-      if (k > 0) out->Drop(members[k]);
-    }
     ++count->elementwise_chains;
   }
 }

@@ -16,8 +16,11 @@ struct FloatFusionCount {
   int gelus = 0;             // -> ptq.fused Gelu
   int silus = 0;             // -> ptq.fused Silu
   int elementwise_chains = 0;  // -> ptq.fused ElementwiseChain
+  int conv_chains = 0;         // element-wise chains that joined the ConvIntegerToFloat writing their input
 
-  int total() const { return conv_activations + conv_sums + layer_norms + gelus + silus + elementwise_chains; }
+  int total() const {
+    return conv_activations + conv_sums + layer_norms + gelus + silus + elementwise_chains + conv_chains;
+  }
 };
 
 // Returns `graph` (the main graph only, not subgraphs) with each pattern below replaced by one node that
@@ -47,7 +50,9 @@ void FuseSilus(const GraphIndex& index, GraphEdit* out, FloatFusionCount* count)
 // Two or more Add / Sub / Mul / Div / Clip / Relu nodes, each reading the chain's one computed input X or the
 // values of the nodes before it, and otherwise float32 constants of one value (rank 0 or 1), whose values but
 // the last only the chain reads -> ElementwiseChain(X), with the QuantizeLinear (one constant scale and 8-bit
-// zero point) that alone reads the last value as ElementwiseChain(X, y_scale, y_zero_point). The same bits
+// zero point) that alone reads the last value as ElementwiseChain(X, y_scale, y_zero_point); or, when X is the
+// float32 output of a ConvIntegerToFloat that only the chain reads, the convolution applies the chain (and the
+// QuantizeLinear: its inputs y_scale and y_zero_point) to each block as it stores it. The same bits
 // (elementwise_chain_fusion.cc). After the other passes, which take their nodes first.
 void FuseElementwiseChains(const GraphIndex& index, GraphEdit* out, FloatFusionCount* count);
 

@@ -1,7 +1,7 @@
 // Element-wise chain fusion: Add / Sub / Mul / Div / Clip / Relu nodes with scalar constants (PP-OCR's hardswish
 // and learnable scale and bias, opset 9 and 11 forms) become one ElementwiseChain, with a trailing QuantizeLinear,
-// and give the bits of the nodes run one by one on any thread count; chains whose values are read elsewhere
-// fuse only up to there, other constants and inputs stay as written.
+// or join the integer convolution writing their input, and give the bits of the nodes run one by one on any thread
+// count; chains whose values are read elsewhere fuse only up to there, other constants and inputs stay as written.
 #include <gtest/gtest.h>
 #include <omp.h>
 
@@ -11,10 +11,12 @@
 #include <random>
 #include <string>
 
+#include "runtime/activation_fusion.h"
 #include "runtime/error.h"
 #include "runtime/graph.h"
 #include "runtime/model_io.h"
 #include "runtime/ops/math/elementwise_chain.h"
+#include "runtime/ops/nn/conv_activation.h"
 #include "runtime/session.h"
 #include "tests/runtime/model_builder.h"
 #include "tests/runtime/qdq_test_models.h"
@@ -209,6 +211,67 @@ TEST(ElementwiseChainFusion, ChainBetweenConvolutionsStaysChannelsLast) {
   ExpectSameBits(g, {{"x", Values(rng, {1, 8, 20, 20})}});
 }
 
+// An int8 PP-LCNet stage in QDQ form: DequantizeLinear -> Conv -> the block -> QuantizeLinear twice (a 3 x 3 and a
+// depthwise one), then a pointwise convolution whose block is an output, and one whose output another node also
+// reads. The integer convolutions store the chain's values (quantized when a QuantizeLinear follows) with the bits
+// of the separate nodes, channels last and first, on one and two threads; the last one keeps its own chain node.
+TEST(ElementwiseChainFusion, ChainJoinsTheIntegerConvolutionWritingItsInput) {
+  std::mt19937 rng(15);
+  ModelBuilder b(13);
+  b.Input("x", DataType::kUint8, {2, 16, 23, 21});
+  qdq_test::Params(b, "x", 0.03f, Tensor::Scalar<uint8_t>(120));
+  b.Node("DequantizeLinear", {"x", "x/scale", "x/zp"}, {"x/dq"});
+  auto conv = [&](const std::string& in, const std::string& out, Shape w, int64_t group) {
+    qdq_test::Weight(b, rng, out + "/w", DataType::kInt8, w, w[0], 0);
+    b.Initializer(out + "/bias", qdq_test::Floats(rng, {w[0]}, -0.5f, 0.5f));
+    auto& n = b.Node("Conv", {in, out + "/w/dq", out + "/bias"}, {out});
+    n.add_attribute()->CopyFrom(qdq_test::IntsAttr("pads", {w[2] / 2, w[3] / 2, w[2] / 2, w[3] / 2}));
+    n.add_attribute()->CopyFrom(qdq_test::IntAttr("group", group));
+  };
+  auto requantize = [&](const std::string& in, const std::string& out, float scale) {
+    Quantize(b, in, out + "/q", scale, Tensor::Scalar<uint8_t>(110));
+    b.Node("DequantizeLinear", {out + "/q", out + "/q/scale", out + "/q/zp"}, {out});
+  };
+  conv("x/dq", "c1", {16, 16, 3, 3}, 1);
+  LcnetBlock(b, "c1", "b1");
+  requantize("b1", "a1", 0.04f);
+  conv("a1", "c2", {16, 1, 5, 5}, 16);
+  LcnetBlock(b, "c2", "b2");
+  requantize("b2", "a2", 0.05f);
+  conv("a2", "c3", {24, 16, 1, 1}, 1);
+  LcnetBlock(b, "c3", "b3");  // float output: the chain without a QuantizeLinear
+  conv("a2", "c4", {8, 16, 1, 1}, 1);
+  b.Node("Relu", {"c4"}, {"c4_relu"});  // a second reader of c4: its chain stays a node
+  LcnetBlock(b, "c4", "b4");
+  for (const char* o : {"b3", "b4", "c4_relu"}) b.Output(o, DataType::kFloat);
+  const auto g = std::make_shared<const Graph>(GraphFromModel(b.model(), "", "lcnet_int8.onnx"));
+  std::mt19937 data_rng(16);
+  const std::map<std::string, Tensor> feeds = {{"x", qdq_test::Random8(data_rng, DataType::kUint8, {2, 16, 23, 21})}};
+  const int saved = omp_get_max_threads();
+  for (int threads : {1, 2}) {
+    omp_set_num_threads(threads);
+    for (bool channels_last : {true, false}) {
+      SessionOptions fused, plain;
+      fused.literal_qdq = plain.literal_qdq = false;
+      fused.channels_last = plain.channels_last = channels_last;
+      plain.fuse_float_patterns = false;
+      Session f(g, fused), p(g, plain);
+      EXPECT_EQ(f.fused_float().conv_chains, 3);
+      EXPECT_EQ(f.fused_float().elementwise_chains, 1);
+      EXPECT_EQ(qdq_test::Count(f.graph(), "ElementwiseChain"), 1);
+      EXPECT_EQ(qdq_test::Count(f.graph(), "QuantizeLinear"), 0);
+      EXPECT_EQ(qdq_test::Count(f.graph(), "ConvIntegerToFloat"), 4);
+      const std::vector<Tensor> got = f.Run(feeds), want = p.Run(feeds);
+      for (size_t o = 0; o < want.size(); ++o) {
+        ASSERT_EQ(got[o].shape(), want[o].shape());
+        EXPECT_EQ(0, std::memcmp(got[o].raw(), want[o].raw(), want[o].nbytes()))
+            << g->outputs[o].name << (channels_last ? " channels last" : " channels first") << ", threads " << threads;
+      }
+    }
+  }
+  omp_set_num_threads(saved);
+}
+
 Attributes BadChain(std::vector<std::string> ops, std::vector<int64_t> operands) {
   std::vector<ChainStep> steps(ops.size());
   Attributes attrs = ElementwiseChainAttributes(steps, 0);
@@ -238,6 +301,13 @@ TEST(ElementwiseChainFusion, InconsistentAttributesAreInputErrorsNamingTheStep) 
   EXPECT_NE(message(BadChain({"Add"}, {-1, -1})).find("two constant operands"), std::string::npos);
   EXPECT_NE(message(BadChain({"Add"}, {0})).find("two values a step"), std::string::npos);
   EXPECT_EQ(message(BadChain({"Add", "Clip"}, {0, -1, 1, -1})), "no error");
+}
+
+// Only ConvIntegerToFloat takes a chain; a FusedConv (float32 or float64 outputs) carrying one is an input error.
+TEST(ElementwiseChainFusion, OnlyTheIntegerConvolutionTakesAChain) {
+  const Attributes chain = ElementwiseChainAttributes({ChainStep{}}, 0, kActivationChainPrefix);
+  EXPECT_EQ(ReadConvActivation(chain, "ConvIntegerToFloat").chain.size(), 1u);
+  EXPECT_THROW(ReadConvActivation(chain, "FusedConv"), Error);
 }
 
 }  // namespace

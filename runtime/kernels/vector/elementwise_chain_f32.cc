@@ -76,6 +76,10 @@ __attribute__((target("avx2"))) void ChainAvx2(const std::vector<ChainStep>& ste
                                                int64_t n) {
   Chain(steps, x, y, n);
 }
+__attribute__((target("avx512f"))) void ChainAvx512(const std::vector<ChainStep>& steps, const float* x, float* y,
+                                                    int64_t n) {
+  Chain(steps, x, y, n);
+}
 #endif
 
 }  // namespace
@@ -86,6 +90,10 @@ void RunChainF32(const std::vector<ChainStep>& steps, const float* x, float* y, 
     return;
   }
 #if defined(__x86_64__)
+  if (GetCpuFeatures().avx512f) {
+    ChainAvx512(steps, x, y, n);
+    return;
+  }
   if (GetCpuFeatures().avx2_fma) {
     ChainAvx2(steps, x, y, n);
     return;

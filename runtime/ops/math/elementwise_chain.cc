@@ -63,7 +63,8 @@ std::unique_ptr<Kernel> MakeElementwiseChain(const KernelInit& init) {
   return MakeKernel<ElementwiseChainKernel>(init);
 }
 
-Attributes ElementwiseChainAttributes(const std::vector<ChainStep>& steps, int64_t rank) {
+Attributes ElementwiseChainAttributes(const std::vector<ChainStep>& steps, int64_t rank,
+                                      const std::string& prefix) {
   AttributeValue ops, operands, constants, r;
   ops.kind = AttributeValue::Kind::kStrings;
   operands.kind = AttributeValue::Kind::kInts;
@@ -76,23 +77,24 @@ Attributes ElementwiseChainAttributes(const std::vector<ChainStep>& steps, int64
   }
   r.i = rank;
   Attributes attrs;
-  attrs.Set("ops", std::move(ops));
-  attrs.Set("operands", std::move(operands));
-  attrs.Set("constants", std::move(constants));
-  attrs.Set("rank", std::move(r));
+  attrs.Set(prefix + "ops", std::move(ops));
+  attrs.Set(prefix + "operands", std::move(operands));
+  attrs.Set(prefix + "constants", std::move(constants));
+  attrs.Set(prefix + "rank", std::move(r));
   return attrs;
 }
 
-std::vector<ChainStep> ElementwiseChainSteps(const Attributes& attrs, const std::string& node) {
-  const std::vector<std::string> ops = attrs.GetStrings("ops");
-  const std::vector<int64_t> operands = attrs.GetInts("operands");
-  const std::vector<float> constants = attrs.GetFloats("constants");
+std::vector<ChainStep> ElementwiseChainSteps(const Attributes& attrs, const std::string& node,
+                                             const std::string& prefix) {
+  const std::vector<std::string> ops = attrs.GetStrings(prefix + "ops");
+  const std::vector<int64_t> operands = attrs.GetInts(prefix + "operands");
+  const std::vector<float> constants = attrs.GetFloats(prefix + "constants");
   PTQ_ENFORCE(!ops.empty() && ops.size() <= static_cast<size_t>(kMaxChainSteps), "ElementwiseChain '", node,
               "': attribute 'ops' must hold 1 to ", kMaxChainSteps, " steps, got ", ops.size());
   PTQ_ENFORCE(operands.size() == 2 * ops.size() && constants.size() == 2 * ops.size(), "ElementwiseChain '", node,
               "': attributes 'operands' and 'constants' must hold two values a step (", 2 * ops.size(), "), got ",
               operands.size(), " and ", constants.size());
-  const int64_t rank = attrs.GetInt("rank", 0);
+  const int64_t rank = attrs.GetInt(prefix + "rank", 0);
   PTQ_ENFORCE(rank == 0 || rank == 1, "ElementwiseChain '", node, "': attribute 'rank' must be 0 or 1, got ", rank);
   std::vector<ChainStep> steps(ops.size());
   for (size_t k = 0; k < ops.size(); ++k) {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "runtime/attributes.h"
@@ -19,11 +20,14 @@ namespace ptq {
 // is that value quantized as QuantizeLinear quantizes it (no float output written).
 std::unique_ptr<Kernel> MakeElementwiseChain(const KernelInit& init);
 
-// The attributes above for `steps` and `rank`.
-Attributes ElementwiseChainAttributes(const std::vector<ChainStep>& steps, int64_t rank);
+// The attributes above for `steps` and `rank`, each name after `prefix` (a ConvIntegerToFloat that stores the
+// chain's values carries them as activation_chain_ops, ...: runtime/activation_fusion.h).
+Attributes ElementwiseChainAttributes(const std::vector<ChainStep>& steps, int64_t rank,
+                                      const std::string& prefix = "");
 
 // The steps `attrs` describe; an input error naming `node` when they are inconsistent (an operand naming a
 // register not yet computed, lists of other lengths, an unknown op, more than kMaxChainSteps steps).
-std::vector<ChainStep> ElementwiseChainSteps(const Attributes& attrs, const std::string& node);
+std::vector<ChainStep> ElementwiseChainSteps(const Attributes& attrs, const std::string& node,
+                                             const std::string& prefix = "");
 
 }  // namespace ptq

@@ -5,6 +5,7 @@
 #include "runtime/activation_fusion.h"
 #include "runtime/error.h"
 #include "runtime/ops/math/elementwise.h"
+#include "runtime/ops/math/elementwise_chain.h"
 
 namespace ptq {
 
@@ -17,6 +18,10 @@ ConvActivation ReadConvActivation(const Attributes& attrs, const std::string& op
   }
   act.silu = attrs.GetInt(kActivationSilu, 0) != 0;
   PTQ_ENFORCE(!(act.silu && act.clamp), op_type, " has both a clamp and activation_silu");
+  if (attrs.Has(std::string(kActivationChainPrefix) + "ops")) {
+    PTQ_ENFORCE(op_type == "ConvIntegerToFloat", op_type, " does not take ", kActivationChainPrefix, "attributes");
+    act.chain = ElementwiseChainSteps(attrs, op_type, kActivationChainPrefix);
+  }
   return act;
 }
 

@@ -6,22 +6,27 @@
 #include <cstdint>
 #include <string>
 #include <type_traits>
+#include <vector>
 
 #include "runtime/attributes.h"
+#include "runtime/kernels/vector/elementwise_chain_f32.h"
 #include "runtime/ops/math/silu.h"
 #include "runtime/tensor.h"
 
 namespace ptq {
 
 // y = (y < lo ? lo : y), then (hi < y ? hi : y), when clamp (as the Clip kernel computes it: a NaN stays, of
-// equal zeros y stays); y = x * Sigmoid(x) as the Silu kernel computes it, when silu.
+// equal zeros y stays); y = x * Sigmoid(x) as the Silu kernel computes it, when silu; then the element-wise
+// chain's steps (float32 outputs only), when there are any.
 struct ConvActivation {
   bool clamp = false;
   float lo = 0.0f, hi = 0.0f;
   bool silu = false;
+  std::vector<ChainStep> chain;
 };
 
-// The activation attributes of a node of type op_type; none when it has none. Throws when it has both.
+// The activation attributes of a node of type op_type; none when it has none. Throws when it has both a clamp and
+// SiLU, and for a chain unless op_type is ConvIntegerToFloat (whose outputs are float32).
 ConvActivation ReadConvActivation(const Attributes& attrs, const std::string& op_type);
 
 // y[i] = Silu(y[i]) for i < n: the Silu kernel's bits (float32), its formula for float64.
@@ -34,15 +39,19 @@ void ApplySilu(T* y, int64_t n) {
   }
 }
 
-// y[i] = act(y[i]) for i < n.
+// y[i] = act(y[i]) for i < n (ReadConvActivation allows a chain for float32 outputs only).
 template <class T>
 void ApplyActivation(const ConvActivation& act, T* y, int64_t n) {
   if (act.silu) ApplySilu(y, n);
-  if (!act.clamp) return;
-  const T lo = static_cast<T>(act.lo), hi = static_cast<T>(act.hi);
-  for (int64_t i = 0; i < n; ++i) {
-    const T v = y[i] < lo ? lo : y[i];
-    y[i] = hi < v ? hi : v;
+  if (act.clamp) {
+    const T lo = static_cast<T>(act.lo), hi = static_cast<T>(act.hi);
+    for (int64_t i = 0; i < n; ++i) {
+      const T v = y[i] < lo ? lo : y[i];
+      y[i] = hi < v ? hi : v;
+    }
+  }
+  if constexpr (std::is_same<T, float>::value) {
+    if (!act.chain.empty()) RunChainF32(act.chain, y, y, n);
   }
 }
 

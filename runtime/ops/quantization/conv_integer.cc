@@ -25,10 +25,12 @@ class ConvIntegerKernel : public Kernel {
         channels_last_(init.attrs->GetInt(kChannelsLast, 0) != 0),
         x_zp_(to_float ? kToFloatAZeroPoint : 2),
         w_zp_(to_float ? kToFloatBZeroPoint : 3) {
-    // ConvIntegerToFloat [-> Add of a residual] -> Relu / Clip or SiLU, fused by the session (float_fusion.h):
-    // applied to each block of outputs as it is stored, the same bits as the nodes.
+    // ConvIntegerToFloat [-> Add of a residual] -> Relu / Clip or SiLU [-> element-wise chain], fused by the session
+    // (float_fusion.h): applied to each block of outputs as it is stored, the same bits as the nodes.
     act_ = to_float ? ReadConvActivation(*init.attrs, "ConvIntegerToFloat") : ConvActivation{};
-    if (act_.clamp || act_.silu) finish_ = [act = act_](float* row, int64_t n) { ApplyActivation(act, row, n); };
+    if (act_.clamp || act_.silu || !act_.chain.empty()) {
+      finish_ = [act = act_](float* row, int64_t n) { ApplyActivation(act, row, n); };
+    }
     const Tensor* w = init.const_inputs.size() > 1 ? init.const_inputs[1] : nullptr;
     const bool zp_absent = init.num_inputs <= w_zp_;
     const Tensor* zp = zp_absent ? nullptr : init.const_inputs[static_cast<size_t>(w_zp_)];
@@ -88,6 +90,7 @@ class ConvIntegerKernel : public Kernel {
       with_residual = [act = act_, z_at_y = z->data<float>(), y_begin = y.data<float>()](float* out, int64_t n) {
         AddResidualRow(out, z_at_y + (out - y_begin), n, act.clamp, act.lo, act.hi);
         if (act.silu) ApplySilu(out, n);
+        if (!act.chain.empty()) RunChainF32(act.chain, out, out, n);
       };
     }
     const FloatRowFinish* finish = z == nullptr ? (finish_ ? &finish_ : nullptr) : in_store ? &with_residual : nullptr;
