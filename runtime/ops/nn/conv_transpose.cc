@@ -1,11 +1,14 @@
 // ConvTranspose: per image and group, col = W_g^T * X_g by GEMM, then col2im scatter-adds col into Y (threads
-// share the output channels).
+// share the output channels); a float32 kernel equal to its stride by ConvTransposeTiling.
 #include "runtime/ops/nn/conv_transpose.h"
 
 #include <algorithm>
+#include <type_traits>
 #include <vector>
 
+#include "runtime/cpu_features.h"
 #include "runtime/kernels/conv/conv_geometry.h"
+#include "runtime/kernels/conv/conv_transpose_tiling.h"
 #include "runtime/ops/math/float_compute.h"
 #include "runtime/kernels/conv/im2col.h"
 #include "runtime/kernels/gemm_f32/row_major_gemm.h"
@@ -53,10 +56,18 @@ Tensor ConvTransposeTyped(const TransposeAttributes& attrs, const Tensor& x, con
                                                    attrs.output_padding, attrs.output_shape);
   Shape ys{batch, out_channels};
   ys.insert(ys.end(), win.output.begin(), win.output.end());
-  Tensor y(x.dtype(), ys);
   const int64_t in_size = Product(win.input), out_size = Product(win.output), kernel_size = Product(kernel);
   const T* px = x.data<T>();
   const T* pw = w.data<T>();
+  if constexpr (std::is_same<T, float>::value) {
+    // A kernel equal to its stride (2-D, no padding): each output takes one product, stored as computed.
+    if (ConvTransposeTiles(win) && batch > 0 && in_size > 0 && cg > 0 && mg > 0 && GetCpuFeatures().avx2_fma) {
+      Tensor y = Tensor::Uninitialized(x.dtype(), ys);
+      ConvTransposeTiling(px, pw, b ? b->data<float>() : nullptr, batch, group, cg, mg, win, y.data<float>());
+      return y;
+    }
+  }
+  Tensor y(x.dtype(), ys);
   T* py = y.data<T>();
   for (int64_t i = 0; i < batch * out_channels; ++i) {
     const T bias = b ? b->data<T>()[i % out_channels] : T(0);
