@@ -103,18 +103,32 @@ size_t QuantizeReader(const GraphIndex& index, const GraphEdit& out, const std::
              : GraphIndex::kNone;
 }
 
-// The ConvIntegerToFloat writing x (float32 out: no residual, no QuantizeLinear, no chain yet) when only the
-// chain's nodes `members` read x, else kNone.
+// The convolution writing x that can store the chain's values, when only the chain's nodes `members` read x, else
+// kNone: a ConvIntegerToFloat (float32 out: no residual, no QuantizeLinear), or, when the chain ends in no
+// QuantizeLinear (`quantized` false), a float32 Conv with a constant weight or a FusedConv without residual; and
+// no chain yet. *fused_op is the ptq.fused op that then runs it.
 size_t StoringConvolution(const GraphIndex& index, const GraphEdit& out, const std::string& x,
-                          const std::set<size_t>& members) {
-  const size_t c = index.Producer(x);
-  if (c == GraphIndex::kNone) return c;
+                          const std::set<size_t>& members, bool quantized, std::string* fused_op) {
+  size_t c = index.Producer(x);
+  if (c != GraphIndex::kNone && out.Dropped(c) && !index.graph().nodes[c].inputs.empty()) {
+    c = index.Producer(index.graph().nodes[c].inputs[0]);  // a Relu or Clip an earlier pass folded into the conv
+  }
+  if (c == GraphIndex::kNone || out.Dropped(c)) return GraphIndex::kNone;
   const Node& n = out.Current(c);
-  const bool residual = n.inputs.size() > kToFloatResidual && !n.inputs[kToFloatResidual].empty();
-  if (n.domain != kFusedDomain || n.op_type != "ConvIntegerToFloat" || n.outputs.size() != 1 || n.outputs[0] != x ||
-      residual || n.inputs.size() > kToFloatYScale || n.attrs.Has(std::string(kActivationChainPrefix) + "ops")) {
+  if (n.outputs.size() != 1 || n.outputs[0] != x || n.attrs.Has(std::string(kActivationChainPrefix) + "ops")) {
     return GraphIndex::kNone;
   }
+  if (IsConvIntegerToFloat(n)) {
+    const bool residual = n.inputs.size() > kToFloatResidual && !n.inputs[kToFloatResidual].empty();
+    if (residual || n.inputs.size() > kToFloatYScale) return GraphIndex::kNone;
+  } else {
+    const bool conv = (n.domain.empty() && n.op_type == "Conv") || (n.domain == kFusedDomain && n.op_type == "FusedConv");
+    const Tensor* w = n.inputs.size() > 1 ? index.Constant(n.inputs[1]) : nullptr;
+    if (quantized || !conv || n.inputs.size() > 3 || w == nullptr || w->dtype() != DataType::kFloat) {
+      return GraphIndex::kNone;  // FusedConv's input 3 is a residual
+    }
+  }
+  *fused_op = n.domain.empty() ? "FusedConv" : n.op_type;
   for (const size_t r : index.Readers(x)) {
     if (!members.count(r)) return GraphIndex::kNone;  // also a graph output (kNone)
   }
@@ -197,13 +211,19 @@ void FuseElementwiseChains(const GraphIndex& index, GraphEdit* out, FloatFusionC
       taken[members[k]] = true;
       if (k > 0) out->Drop(members[k]);  // the first becomes the fused node, or goes below
     }
-    const size_t conv = StoringConvolution(index, *out, x, std::set<size_t>(members.begin(), members.begin() + len));
+    std::string fused_op;
+    const size_t conv = StoringConvolution(index, *out, x, std::set<size_t>(members.begin(), members.begin() + len),
+                                           !quantize.empty(), &fused_op);
     if (conv != GraphIndex::kNone) {  // the convolution applies the chain to each block as it stores it
       Node fused = out->Current(conv);
+      fused.domain = kFusedDomain;
+      fused.op_type = fused_op;
       const Attributes chain = ElementwiseChainAttributes(program, rank, kActivationChainPrefix);
       for (const auto& kv : chain.all()) fused.attrs.Set(kv.first, kv.second);
-      fused.inputs.resize(kToFloatYScale);  // an omitted residual stays omitted ("")
-      fused.inputs.insert(fused.inputs.end(), quantize.begin(), quantize.end());
+      if (!quantize.empty()) {  // a ConvIntegerToFloat; an omitted residual stays omitted ("")
+        fused.inputs.resize(kToFloatYScale);
+        fused.inputs.insert(fused.inputs.end(), quantize.begin(), quantize.end());
+      }
       fused.outputs = outputs;
       out->Replace(conv, std::move(fused));
       out->Drop(first);

@@ -48,6 +48,7 @@ class GraphEdit {
   void Replace(size_t i, Node node);
   void Drop(size_t i) { drop_[i] = true; }
   bool Changed(size_t i) const { return drop_[i] || replaced_.count(i) > 0; }
+  bool Dropped(size_t i) const { return drop_[i]; }
   // Node i as it stands: its replacement, or the original (also when dropped).
   const Node& Current(size_t i) const { return out_.nodes[i]; }
   // Adds a constant under a name derived from `base` that no constant has yet; returns the name.

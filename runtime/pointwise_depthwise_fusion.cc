@@ -51,8 +51,9 @@ Graph FusePointwiseDepthwise(const Graph& graph, ChannelsLastCount* count) {
     const Node& dw = graph.nodes[d];
     const Tensor* w2 = ChannelsLastConvWeight(index, dw);
     const int64_t E = w1->dim(0);
+    const std::string chain = std::string(kActivationChainPrefix) + "ops";  // not run by the fused kernel
     if (w2 == nullptr || dw.inputs[0] != pw.outputs[0] || w2->dim(0) != E || w2->dim(1) != 1 ||
-        dw.attrs.GetInt("group", 1) != E) {
+        dw.attrs.GetInt("group", 1) != E || pw.attrs.Has(chain) || dw.attrs.Has(chain)) {
       continue;
     }
     Node f = dw;

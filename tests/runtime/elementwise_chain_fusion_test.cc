@@ -19,6 +19,7 @@
 #include "runtime/ops/nn/conv_activation.h"
 #include "runtime/session.h"
 #include "tests/runtime/model_builder.h"
+#include "tests/runtime/ops/nn_test_util.h"
 #include "tests/runtime/qdq_test_models.h"
 
 namespace ptq {
@@ -188,27 +189,74 @@ TEST(ElementwiseChainFusion, ValuesReadElsewhereAndOtherOperandsStopTheChain) {
                      {"i", Tensor::FromVector<int32_t>({4}, {1, -7, 2147483647, 0})}});
 }
 
-// Between two convolutions the chain runs channels last with them: no Transpose around it, the same bits.
-TEST(ElementwiseChainFusion, ChainBetweenConvolutionsStaysChannelsLast) {
+// A float PP-LCNet stage: each convolution kind stores the block's values as it writes its outputs (a 3 x 3 by the
+// direct kernel, a strided 3 x 3 by im2row, a depthwise 5 x 5, a pointwise one before a depthwise one, a grouped
+// one, a 3 x 3 with a Relu already joined), with the bits of the separate nodes, channels last and first, on one and
+// two threads; the graph stays channels last between them. A block ending in a QuantizeLinear stays a node.
+TEST(ElementwiseChainFusion, ChainJoinsTheFloatConvolutionWritingItsInput) {
   std::mt19937 rng(14);
   ModelBuilder b(11);
-  b.Input("x", DataType::kFloat, {1, 8, 20, 20});
-  auto conv = [&](const std::string& in, const std::string& out) {
-    b.Initializer(out + "/w", Values(rng, {8, 8, 3, 3})).Initializer(out + "/b", Values(rng, {8}));
+  b.Input("x", DataType::kFloat, {2, 8, 30, 26});
+  auto conv = [&](const std::string& in, const std::string& out, Shape w, int64_t group, int64_t stride) {
+    std::normal_distribution<float> d(0.0f, 1.0f / std::sqrt(static_cast<float>(w[1] * w[2] * w[3])));
+    Tensor wt(DataType::kFloat, w);
+    for (int64_t i = 0; i < wt.size(); ++i) wt.data<float>()[i] = d(rng);
+    b.Initializer(out + "/w", wt).Initializer(out + "/b", qdq_test::Floats(rng, {w[0]}, -0.5f, 0.5f));
     auto& n = b.Node("Conv", {in, out + "/w", out + "/b"}, {out});
-    n.add_attribute()->CopyFrom(qdq_test::IntsAttr("pads", {1, 1, 1, 1}));
+    n.add_attribute()->CopyFrom(qdq_test::IntsAttr("pads", {w[2] / 2, w[3] / 2, w[2] / 2, w[3] / 2}));
+    n.add_attribute()->CopyFrom(qdq_test::IntsAttr("strides", {stride, stride}));
+    n.add_attribute()->CopyFrom(qdq_test::IntAttr("group", group));
   };
-  conv("x", "c1");
-  LcnetBlock(b, "c1", "block");
-  conv("block", "c2");
-  b.Output("c2", DataType::kFloat);
-  const auto g = std::make_shared<const Graph>(GraphFromModel(b.model(), "", "convs.onnx"));
-  Session s(g);
-  EXPECT_EQ(s.fused_float().elementwise_chains, 1);
-  int transposes = 0;
-  for (const Node& n : s.graph().nodes) transposes += n.op_type == "Transpose";
-  EXPECT_EQ(transposes, 2);  // into the first convolution and out of the last
-  ExpectSameBits(g, {{"x", Values(rng, {1, 8, 20, 20})}});
+  conv("x", "c1", {16, 8, 3, 3}, 1, 1);
+  LcnetBlock(b, "c1", "b1");
+  conv("b1", "c2", {16, 16, 3, 3}, 1, 2);  // [2, 16, 15, 13]
+  LcnetBlock(b, "c2", "b2");
+  conv("b2", "c3", {16, 1, 5, 5}, 16, 1);
+  LcnetBlock(b, "c3", "b3");
+  conv("b3", "c4", {32, 16, 1, 1}, 1, 1);
+  LcnetBlock(b, "c4", "b4");
+  conv("b4", "c5", {32, 1, 3, 3}, 32, 1);  // depthwise after the pointwise one
+  LcnetBlock(b, "c5", "b5");
+  conv("b5", "c6", {32, 8, 3, 3}, 4, 1);  // four groups
+  LcnetBlock(b, "c6", "b6");
+  conv("b6", "c7", {16, 32, 3, 3}, 1, 1);
+  b.Node("Relu", {"c7"}, {"c7_relu"});
+  LcnetBlock(b, "c7_relu", "b7");
+  conv("b7", "c8", {16, 16, 1, 1}, 1, 1);
+  LcnetBlock(b, "c8", "b8");
+  Quantize(b, "b8", "b8_q", 0.05f, Tensor::Scalar<uint8_t>(128));
+  b.Output("b7", DataType::kFloat).Output("b8_q", DataType::kUint8);
+  const auto g = std::make_shared<const Graph>(GraphFromModel(b.model(), "", "lcnet.onnx"));
+  Tensor x(DataType::kFloat, {2, 8, 30, 26});  // finite: a NaN would spread through the convolutions to every output
+  std::normal_distribution<float> d(0.0f, 1.0f);
+  for (int64_t i = 0; i < x.size(); ++i) x.data<float>()[i] = d(rng);
+  const std::map<std::string, Tensor> feeds = {{"x", x}};
+  const int saved = omp_get_max_threads();
+  for (int threads : {1, 2}) {
+    omp_set_num_threads(threads);
+    for (bool channels_last : {true, false}) {
+      SessionOptions fused, plain;
+      fused.channels_last = plain.channels_last = channels_last;
+      plain.fuse_float_patterns = false;
+      Session f(g, fused), p(g, plain);
+      EXPECT_EQ(f.fused_float().conv_chains, 7);
+      EXPECT_EQ(f.fused_float().elementwise_chains, 1);  // the quantized one
+      EXPECT_EQ(qdq_test::Count(f.graph(), "Transpose"), channels_last ? 3 : 0);  // in; out to b7 and to c8's block
+      const std::vector<Tensor> got = f.Run(feeds), want = p.Run(feeds);
+      for (size_t o = 0; o < want.size(); ++o) {
+        ASSERT_EQ(got[o].shape(), want[o].shape());
+        EXPECT_EQ(0, std::memcmp(got[o].raw(), want[o].raw(), want[o].nbytes()))
+            << g->outputs[o].name << (channels_last ? " channels last" : " channels first") << ", threads " << threads;
+      }
+      int64_t distinct = 0;  // the float output carries the values (finite, varied), not a NaN or a constant
+      for (int64_t i = 1; i < want[0].size(); ++i) {
+        ASSERT_TRUE(std::isfinite(want[0].data<float>()[i]));
+        distinct += want[0].data<float>()[i] != want[0].data<float>()[i - 1];
+      }
+      EXPECT_GT(distinct, want[0].size() / 2);
+    }
+  }
+  omp_set_num_threads(saved);
 }
 
 // An int8 PP-LCNet stage in QDQ form: DequantizeLinear -> Conv -> the block -> QuantizeLinear twice (a 3 x 3 and a
@@ -303,11 +351,21 @@ TEST(ElementwiseChainFusion, InconsistentAttributesAreInputErrorsNamingTheStep) 
   EXPECT_EQ(message(BadChain({"Add", "Clip"}, {0, -1, 1, -1})), "no error");
 }
 
-// Only ConvIntegerToFloat takes a chain; a FusedConv (float32 or float64 outputs) carrying one is an input error.
-TEST(ElementwiseChainFusion, OnlyTheIntegerConvolutionTakesAChain) {
+// The two fused convolutions take a chain; other ops do not, nor a float64 FusedConv (the chain is float32).
+TEST(ElementwiseChainFusion, ChainsGoWithFloat32Convolutions) {
   const Attributes chain = ElementwiseChainAttributes({ChainStep{}}, 0, kActivationChainPrefix);
   EXPECT_EQ(ReadConvActivation(chain, "ConvIntegerToFloat").chain.size(), 1u);
-  EXPECT_THROW(ReadConvActivation(chain, "FusedConv"), Error);
+  EXPECT_EQ(ReadConvActivation(chain, "FusedConv").chain.size(), 1u);
+  EXPECT_THROW(ReadConvActivation(chain, "PointwiseDepthwiseConv"), Error);
+  Attributes attrs = chain;
+  AttributeValue one;
+  one.kind = AttributeValue::Kind::kInts;
+  one.ints = {1, 1};
+  attrs.Set("kernel_shape", one);
+  const Tensor x(DataType::kDouble, {1, 1, 2, 2}), w(DataType::kDouble, {1, 1, 1, 1});
+  EXPECT_NE(testing::InputErrorOf([&] { testing::RunOp("FusedConv", 1, attrs, {x, w}, 1, false, "ptq.fused"); })
+                .find("needs float32 input 'X'"),
+            std::string::npos);
 }
 
 }  // namespace

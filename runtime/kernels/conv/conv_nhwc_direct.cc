@@ -275,7 +275,7 @@ void KernelRowTaps(const float* image, const SlidingWindow& w, int64_t C, int64_
 }  // namespace
 
 void ConvNhwcDirectF32(const float* x, const std::vector<PackedF32B>& packed, const ConvGeometry& g,
-                       const GemmEpilogue<float>& epi, float* y, void (*finish)(float*, int64_t), bool finite_weights) {
+                       const GemmEpilogue<float>& epi, float* y, const FloatRowFinish* finish, bool finite_weights) {
   const SlidingWindow& w = g.window;
   const int64_t H = w.input[0], W = w.input[1], OH = w.output[0], OW = w.output[1];
   const int64_t KH = w.kernel[0], KW = w.kernel[1], T = KH * KW;
@@ -339,7 +339,7 @@ void ConvNhwcDirectF32(const float* x, const std::vector<PackedF32B>& packed, co
                  (n * P + o_begin) * M + grp * mg, y, epi, avx512, skip);
       }
     }
-    if (finish != nullptr) finish(y + (n * P + o_begin) * M, (o_end - o_begin) * M);
+    if (finish != nullptr) (*finish)(y + (n * P + o_begin) * M, (o_end - o_begin) * M);
   }
 }
 

@@ -8,6 +8,7 @@
 #include "runtime/kernels/conv/conv_geometry.h"
 #include "runtime/kernels/gemm_f32/gemm_epilogue.h"
 #include "runtime/kernels/gemm_f32/gemm_f32_avx2.h"
+#include "runtime/kernels/row_finish.h"
 
 namespace ptq {
 
@@ -32,7 +33,7 @@ bool ConvNhwcDirectApplies(const ConvGeometry& g);
 // are skipped: the top and bottom rows').
 // REQUIRES: ConvNhwcDirectApplies(g).
 void ConvNhwcDirectF32(const float* x, const std::vector<PackedF32B>& packed, const ConvGeometry& g,
-                       const GemmEpilogue<float>& epi, float* y, void (*finish)(float*, int64_t) = nullptr,
+                       const GemmEpilogue<float>& epi, float* y, const FloatRowFinish* finish = nullptr,
                        bool finite_weights = false);
 
 }  // namespace ptq

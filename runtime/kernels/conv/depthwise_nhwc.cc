@@ -88,7 +88,7 @@ void InteriorColumns(const NhwcLayout& l, int64_t* begin, int64_t* end) {
 
 template <class T>
 DepthwiseNhwcRows<T>::DepthwiseNhwcRows(const T* w, const T* bias, const ConvGeometry& g,
-                                        const GemmEpilogue<T>& activation, void (*finish_row)(T*, int64_t))
+                                        const GemmEpilogue<T>& activation, const RowFinish<T>* finish_row)
     : bias_(bias), activation_(activation), finish_row_(finish_row) {
   const NhwcLayout l = MakeLayout(g);
   W_ = l.W, OW_ = l.OW, KH_ = l.KH, KW_ = l.KW, sh_ = l.sh, sw_ = l.sw, dh_ = l.dh, dw_ = l.dw, ph_ = l.ph, pw_ = l.pw;
@@ -164,12 +164,12 @@ void DepthwiseNhwcRows<T>::Run(const T* const* in_rows, T* yrow) const {
       r.hi = activation_.hi;
       DepthwiseInteriorRowF32(r);
       Positions(in_rows, col_end_, OW_, yrow);
-      if (finish_row_ != nullptr) finish_row_(yrow, OW_ * M_);
+      if (finish_row_ != nullptr) (*finish_row_)(yrow, OW_ * M_);
       return;
     }
   }
   Positions(in_rows, 0, OW_, yrow);
-  if (finish_row_ != nullptr) finish_row_(yrow, OW_ * M_);
+  if (finish_row_ != nullptr) (*finish_row_)(yrow, OW_ * M_);
 }
 
 template class DepthwiseNhwcRows<float>;
@@ -177,7 +177,7 @@ template class DepthwiseNhwcRows<double>;
 
 template <class T>
 void DepthwiseConvNhwc(const T* x, const T* w, const T* bias, const ConvGeometry& g, T* y,
-                       const GemmEpilogue<T>& activation, void (*finish_row)(T*, int64_t)) {
+                       const GemmEpilogue<T>& activation, const RowFinish<T>* finish_row) {
   const NhwcLayout l = MakeLayout(g);
   const DepthwiseNhwcRows<T> rows(w, bias, g, activation, finish_row);
   std::vector<T> expanded;
@@ -196,9 +196,9 @@ void DepthwiseConvNhwc(const T* x, const T* w, const T* bias, const ConvGeometry
 }
 
 template void DepthwiseConvNhwc<float>(const float*, const float*, const float*, const ConvGeometry&, float*,
-                                       const GemmEpilogue<float>&, void (*)(float*, int64_t));
+                                       const GemmEpilogue<float>&, const RowFinish<float>*);
 template void DepthwiseConvNhwc<double>(const double*, const double*, const double*, const ConvGeometry&, double*,
-                                        const GemmEpilogue<double>&, void (*)(double*, int64_t));
+                                        const GemmEpilogue<double>&, const RowFinish<double>*);
 
 void Int8DepthwiseConvNhwc(const uint8_t* x, bool x_signed, int32_t x_zero_point, const uint8_t* w, bool w_signed,
                            const int32_t* w_zero_point, const ConvGeometry& g, const int32_t* bias, Int8Output out,

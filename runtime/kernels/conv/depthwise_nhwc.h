@@ -8,6 +8,7 @@
 #include "runtime/kernels/conv/conv_geometry.h"
 #include "runtime/kernels/gemm_f32/gemm_epilogue.h"
 #include "runtime/kernels/int8_gemm/int8_gemm.h"
+#include "runtime/kernels/row_finish.h"
 
 namespace ptq {
 
@@ -18,7 +19,7 @@ namespace ptq {
 // REQUIRES: IsDepthwise(g), g.channels_last, 2 spatial dimensions; T is float or double.
 template <class T>
 void DepthwiseConvNhwc(const T* x, const T* w, const T* bias, const ConvGeometry& g, T* y,
-                       const GemmEpilogue<T>& activation, void (*finish_row)(T*, int64_t) = nullptr);
+                       const GemmEpilogue<T>& activation, const RowFinish<T>* finish_row = nullptr);
 
 // DepthwiseConvNhwc one output row at a time, for a caller that holds the input rows itself (the ring of rows
 // a pointwise convolution writes in pointwise_depthwise_nhwc.h); the same operations per output.
@@ -28,7 +29,7 @@ class DepthwiseNhwcRows {
   // The input rows hold g.out_channels values per position (DepthwiseConvNhwc repeats each input channel
   // out_channels / in_channels times first). REQUIRES: as DepthwiseConvNhwc.
   DepthwiseNhwcRows(const T* w, const T* bias, const ConvGeometry& g, const GemmEpilogue<T>& activation,
-                    void (*finish_row)(T*, int64_t));
+                    const RowFinish<T>* finish_row);
 
   // The input row that tap row kh of output row oh reads: oh * stride - pad + kh * dilation (outside the image
   // below 0 or from the image's height on).
@@ -46,7 +47,7 @@ class DepthwiseNhwcRows {
   std::vector<T> zeros_;  // M padding values
   const T* bias_;
   GemmEpilogue<T> activation_;
-  void (*finish_row_)(T*, int64_t);
+  const RowFinish<T>* finish_row_;
   int64_t col_begin_ = 0, col_end_ = 0;  // output columns whose taps all lie inside the image along the width
   bool interior_ = false;                // float on AVX2: those columns by DepthwiseInteriorRowF32
 };

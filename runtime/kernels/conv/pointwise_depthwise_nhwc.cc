@@ -46,7 +46,7 @@ void RunBlock(const float* x, const PackedF32B& w, const PointwiseStage& pw, con
       float* e = ring + slot * row_values;
       GemmF32Avx2Packed(count * l.W, 1.0f, x + ((n * l.H + r0) * l.W) * l.C, l.C, w, 0.0f, e, l.E, BestF32Kernels(),
                         pw.epilogue);
-      if (pw.finish != nullptr) pw.finish(e, count * row_values);
+      if (pw.finish != nullptr) (*pw.finish)(e, count * row_values);
       r0 += count;
     }
   };

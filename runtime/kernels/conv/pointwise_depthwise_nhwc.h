@@ -8,6 +8,7 @@
 
 #include "runtime/kernels/conv/depthwise_nhwc.h"
 #include "runtime/kernels/gemm_f32/gemm_f32_avx2.h"
+#include "runtime/kernels/row_finish.h"
 
 namespace ptq {
 
@@ -16,7 +17,7 @@ namespace ptq {
 struct PointwiseStage {
   const PackedF32B* w = nullptr;  // [C, E] packed: C input channels, E output channels
   GemmEpilogue<float> epilogue;   // col_bias and clamp only
-  void (*finish)(float*, int64_t) = nullptr;
+  const FloatRowFinish* finish = nullptr;
 };
 
 // The depthwise convolution: DepthwiseNhwcRows' arguments.
@@ -24,7 +25,7 @@ struct DepthwiseStage {
   const float* w = nullptr;     // [E, 1, KH, KW]
   const float* bias = nullptr;  // [E] or nullptr
   GemmEpilogue<float> clamp;
-  void (*finish_row)(float*, int64_t) = nullptr;
+  const FloatRowFinish* finish_row = nullptr;
 };
 
 // The widths of the blocks of expanded channels that threads share when an image is too short to be cut into

@@ -7,6 +7,8 @@
 #include <functional>
 #include <vector>
 
+#include "runtime/kernels/row_finish.h"
+
 namespace ptq {
 
 // The kernels of one instruction set. All give identical results.
@@ -74,8 +76,6 @@ struct Int8GemmA {
 
 enum class Int8Output { kInt32, kUint8, kInt8, kFloat };
 
-// An element-wise function applied in place to n float outputs of one row.
-using FloatRowFinish = std::function<void(float* row, int64_t n)>;
 
 // What is stored. With acc[m][n] = sum_k (a[m][k] - a_zero_point[m]) * (b[k][n] - b_zero_point[n])
 // + bias[n] (int32, wrapping modulo 2^32, as the reference kernels):

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <vector>
 
+#include "runtime/activation_fusion.h"
 #include "runtime/channels_last_layout.h"
 #include "runtime/kernels/conv/conv_geometry.h"
 #include "runtime/kernels/conv/conv_nhwc_direct.h"
@@ -21,6 +22,7 @@
 #include "runtime/kernels/gemm_f32/gemm_f32_tile.h"
 #include "runtime/kernels/gemm_f32/row_major_gemm.h"
 #include "runtime/kernels/grow_only.h"
+#include "runtime/kernels/row_finish.h"
 #include "runtime/ops/math/elementwise.h"
 #include "runtime/ops/math/float_compute.h"
 #include "runtime/ops/nn/conv_activation.h"
@@ -109,13 +111,13 @@ struct NhwcWeights {
 // up to 1 M weights a group) read their taps in place (ConvNhwcDirectF32); otherwise weights larger than the cache
 // go by K slices of im2row columns, and the rest per image and block of output lines, Im2RowNhwc rows of every
 // group, each group's times its weights into its columns of y. The bias is added along columns and the clamp
-// applied as each output is stored; the SiLU
-// (silu) in one more pass over each block of outputs while it is in cache.
+// applied as each output is stored; `finish` (a SiLU, an element-wise chain; or nullptr) in one more pass over each
+// block of outputs while it is in cache.
 template <class T>
 void ConvNhwc(const ConvGeometry& g, const T* x, const T* w, const NhwcWeights<T>& wts, const T* bias,
-              const GemmEpilogue<T>& epi, bool silu, T* y, ScratchBuffer& scratch) {
+              const GemmEpilogue<T>& epi, const RowFinish<T>* finish, T* y, ScratchBuffer& scratch) {
   if (g.group > 1 && IsDepthwise(g)) {
-    DepthwiseConvNhwc(x, w, bias, g, y, epi, silu ? &ApplySilu<T> : nullptr);
+    DepthwiseConvNhwc(x, w, bias, g, y, epi, finish);
     return;
   }
   const int64_t cg = g.in_channels_per_group(), mg = g.out_channels_per_group(), C = g.in_channels;
@@ -141,21 +143,21 @@ void ConvNhwc(const ConvGeometry& g, const T* x, const T* w, const NhwcWeights<T
     }
     RowMajorGemm<T>(false, false, rows, mg, K, T(1), a, lda, wts.kn + grp * K * mg, mg, T(0), out, M, e);
   };
-  // The activation's pass over rows [r0, r1) of y (output positions), columns of group grp.
+  // The finishing pass over rows [r0, r1) of y (output positions), columns of group grp.
   auto activate = [&](int64_t grp, int64_t r0, int64_t r1) {
-    if (!silu) return;
+    if (finish == nullptr) return;
     if (g.group == 1) {
-      ApplySilu(y + r0 * M, (r1 - r0) * M);
+      (*finish)(y + r0 * M, (r1 - r0) * M);
       return;
     }
-    for (int64_t r = r0; r < r1; ++r) ApplySilu(y + r * M + grp * mg, mg);
+    for (int64_t r = r0; r < r1; ++r) (*finish)(y + r * M + grp * mg, mg);
   };
   bool own_gemm = false;
   if constexpr (std::is_same<T, float>::value) own_gemm = GetCpuFeatures().avx2_fma;
   constexpr int64_t kParallelMacs = int64_t{1} << 19;
   if (g.group == 1 && IsPointwise(g.window)) {
     const int64_t rows = g.batch * in_size;
-    if (!silu || !own_gemm) {  // Eigen's GEMM gets all rows at once: its results depend on the row count
+    if (finish == nullptr || !own_gemm) {  // Eigen's GEMM gets all rows at once: its results depend on the row count
       gemm(0, rows, x, C, y);
       activate(0, 0, rows);
       return;
@@ -181,7 +183,7 @@ void ConvNhwc(const ConvGeometry& g, const T* x, const T* w, const NhwcWeights<T
       GemmEpilogue<float> e = epi;
       e.col_bias = bias;
       e.ld_sum = M;
-      ConvNhwcDirectF32(x, *wts.packed, g, e, y, silu ? &ApplySilu<float> : nullptr, wts.finite);
+      ConvNhwcDirectF32(x, *wts.packed, g, e, y, finish, wts.finite);
       return;
     }
   }
@@ -280,8 +282,18 @@ Tensor ConvTyped(const ConvGeometry& g, const Tensor& x, const Tensor& w, const 
   epi.lo = static_cast<T>(act.lo);
   epi.hi = static_cast<T>(act.hi);
   if (in_gemm) epi.sum = z->data<T>();
+  // After the clamp (never with a SiLU): the SiLU and the element-wise chain, on each block of outputs.
+  RowFinish<T> finish;
+  if (act.silu || !act.chain.empty()) {
+    finish = [&act](T* p, int64_t n) {
+      if (act.silu) ApplySilu(p, n);
+      if constexpr (std::is_same<T, float>::value) {
+        if (!act.chain.empty()) RunChainF32(act.chain, p, p, n);
+      }
+    };
+  }
   if (g.channels_last) {
-    ConvNhwc(g, px, pw, wts, bias, epi, act.silu, py, scratch);
+    ConvNhwc(g, px, pw, wts, bias, epi, finish ? &finish : nullptr, py, scratch);
     return y;
   }
   if (g.group > 1 && IsDepthwise(g)) {
@@ -294,7 +306,7 @@ Tensor ConvTyped(const ConvGeometry& g, const Tensor& x, const Tensor& w, const 
   } else {
     ConvIm2Col(g, px, pw, bias, epi, py, scratch);
   }
-  if (act.silu) ApplySilu(py, y.size());
+  if (finish) finish(py, y.size());
   return y;
 }
 
@@ -331,6 +343,8 @@ class ConvKernel final : public Kernel {
                 "inputs 'X', 'W', 'B' and 'Z' must have the same type, got ", DataTypeName(x.dtype()), ", ",
                 DataTypeName(w.dtype()), b ? ", " + DataTypeName(b->dtype()) : std::string(),
                 z ? ", " + DataTypeName(z->dtype()) : std::string());
+    PTQ_ENFORCE(act_.chain.empty() || x.dtype() == DataType::kFloat, "an element-wise chain (", kActivationChainPrefix,
+                "attributes) needs float32 input 'X', got ", DataTypeName(x.dtype()));
     switch (x.dtype()) {
       case DataType::kFloat: ctx.outputs[0] = Typed<float>(x, w, b, z); break;
       case DataType::kDouble: ctx.outputs[0] = Typed<double>(x, w, b, z); break;

@@ -19,7 +19,8 @@ ConvActivation ReadConvActivation(const Attributes& attrs, const std::string& op
   act.silu = attrs.GetInt(kActivationSilu, 0) != 0;
   PTQ_ENFORCE(!(act.silu && act.clamp), op_type, " has both a clamp and activation_silu");
   if (attrs.Has(std::string(kActivationChainPrefix) + "ops")) {
-    PTQ_ENFORCE(op_type == "ConvIntegerToFloat", op_type, " does not take ", kActivationChainPrefix, "attributes");
+    PTQ_ENFORCE(op_type == "ConvIntegerToFloat" || op_type == "FusedConv", op_type, " does not take ",
+                kActivationChainPrefix, "attributes");
     act.chain = ElementwiseChainSteps(attrs, op_type, kActivationChainPrefix);
   }
   return act;

@@ -26,7 +26,7 @@ struct ConvActivation {
 };
 
 // The activation attributes of a node of type op_type; none when it has none. Throws when it has both a clamp and
-// SiLU, and for a chain unless op_type is ConvIntegerToFloat (whose outputs are float32).
+// SiLU, and for a chain unless op_type is ConvIntegerToFloat or FusedConv (which takes it on float32 only).
 ConvActivation ReadConvActivation(const Attributes& attrs, const std::string& op_type);
 
 // y[i] = Silu(y[i]) for i < n: the Silu kernel's bits (float32), its formula for float64.

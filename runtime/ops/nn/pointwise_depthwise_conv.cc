@@ -11,9 +11,6 @@
 namespace ptq {
 namespace {
 
-// y = Silu(y) in place: the Silu kernel's bits.
-void SiluInPlace(float* y, int64_t n) { SiluArray(y, y, n); }
-
 // A FusedConv activation from attributes `min`, `max` and `silu` of the node.
 struct Activation {
   GemmEpilogue<float> clamp;
@@ -72,12 +69,12 @@ class PointwiseDepthwiseConvKernel final : public Kernel {
     pw.w = &w1_;
     pw.epilogue = pointwise_.clamp;
     pw.epilogue.col_bias = b1 ? b1->data<float>() : nullptr;
-    pw.finish = pointwise_.silu ? &SiluInPlace : nullptr;
+    pw.finish = pointwise_.silu ? &silu_ : nullptr;
     DepthwiseStage dw;
     dw.w = w2.data<float>();
     dw.bias = b2 ? b2->data<float>() : nullptr;
     dw.clamp = depthwise_.clamp;
-    dw.finish_row = depthwise_.silu ? &SiluInPlace : nullptr;
+    dw.finish_row = depthwise_.silu ? &silu_ : nullptr;
     PackBlocks(PointwiseDepthwiseChannelBlocks(g, C), ctx.required_input(1));
     Tensor y = Tensor::Uninitialized(DataType::kFloat, g.output_shape());
     PointwiseDepthwiseNhwcF32(x.data<float>(), C, pw, dw, g, blocks_, blocks_w_, y.data<float>());
@@ -112,6 +109,7 @@ class PointwiseDepthwiseConvKernel final : public Kernel {
   PackedF32B w1_;
   std::vector<int64_t> blocks_;  // PointwiseDepthwiseChannelBlocks of the last run
   std::vector<PackedF32B> blocks_w_;
+  const FloatRowFinish silu_ = [](float* y, int64_t n) { SiluArray(y, y, n); };  // in place: the Silu kernel's bits
   Shape x_shape_;
   ConvGeometry geometry_;
 };
