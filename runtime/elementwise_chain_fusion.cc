@@ -122,7 +122,8 @@ size_t StoringConvolution(const GraphIndex& index, const GraphEdit& out, const s
     const bool residual = n.inputs.size() > kToFloatResidual && !n.inputs[kToFloatResidual].empty();
     if (residual || n.inputs.size() > kToFloatYScale) return GraphIndex::kNone;
   } else {
-    const bool conv = (n.domain.empty() && n.op_type == "Conv") || (n.domain == kFusedDomain && n.op_type == "FusedConv");
+    const bool conv =
+        (n.domain.empty() && n.op_type == "Conv") || (n.domain == kFusedDomain && n.op_type == "FusedConv");
     const Tensor* w = n.inputs.size() > 1 ? index.Constant(n.inputs[1]) : nullptr;
     if (quantized || !conv || n.inputs.size() > 3 || w == nullptr || w->dtype() != DataType::kFloat) {
       return GraphIndex::kNone;  // FusedConv's input 3 is a residual
