@@ -1,6 +1,7 @@
 // FuseElementwiseChains: Add / Sub / Mul / Div / Clip / Relu nodes with scalar constants that feed one another
 // (hardswish and the learnable scale and bias that PP-OCR's networks write after each convolution) become one
-// ElementwiseChain, with the QuantizeLinear that alone reads the result when there is one.
+// ElementwiseChain, with the QuantizeLinear that alone reads the result when there is one, or join the
+// convolution that writes their input.
 #include <algorithm>
 #include <limits>
 #include <map>

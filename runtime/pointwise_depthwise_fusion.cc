@@ -51,9 +51,8 @@ Graph FusePointwiseDepthwise(const Graph& graph, ChannelsLastCount* count) {
     const Node& dw = graph.nodes[d];
     const Tensor* w2 = ChannelsLastConvWeight(index, dw);
     const int64_t E = w1->dim(0);
-    const std::string chain = std::string(kActivationChainPrefix) + "ops";  // not run by the fused kernel
     if (w2 == nullptr || dw.inputs[0] != pw.outputs[0] || w2->dim(0) != E || w2->dim(1) != 1 ||
-        dw.attrs.GetInt("group", 1) != E || pw.attrs.Has(chain) || dw.attrs.Has(chain)) {
+        dw.attrs.GetInt("group", 1) != E) {
       continue;
     }
     Node f = dw;
@@ -63,6 +62,10 @@ Graph FusePointwiseDepthwise(const Graph& graph, ChannelsLastCount* count) {
     CopyAttribute(pw, kActivationMin, kPointwiseActivationMin, &f);
     CopyAttribute(pw, kActivationMax, kPointwiseActivationMax, &f);
     CopyAttribute(pw, kActivationSilu, kPointwiseActivationSilu, &f);
+    for (const char* part : {"ops", "operands", "constants", "rank"}) {  // an element-wise chain (the depthwise's stays)
+      CopyAttribute(pw, (std::string(kActivationChainPrefix) + part).c_str(),
+                    (std::string(kPointwiseActivationChainPrefix) + part).c_str(), &f);
+    }
     out.Replace(d, std::move(f));
     out.Drop(i);
     ++fused;

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "runtime/activation_fusion.h"
+#include "runtime/cpu_features.h"
 #include "runtime/error.h"
 #include "runtime/graph.h"
 #include "runtime/model_io.h"
@@ -190,9 +191,10 @@ TEST(ElementwiseChainFusion, ValuesReadElsewhereAndOtherOperandsStopTheChain) {
 }
 
 // A float PP-LCNet stage: each convolution kind stores the block's values as it writes its outputs (a 3 x 3 by the
-// direct kernel, a strided 3 x 3 by im2row, a depthwise 5 x 5, a pointwise one before a depthwise one, a grouped
-// one, a 3 x 3 with a Relu already joined), with the bits of the separate nodes, channels last and first, on one and
-// two threads; the graph stays channels last between them. A block ending in a QuantizeLinear stays a node.
+// direct kernel, a strided 3 x 3 by im2row, a depthwise 5 x 5, a pointwise one and the depthwise one after it as
+// one PointwiseDepthwiseConv, a grouped one, a 3 x 3 with a Relu already joined), with the bits of the separate
+// nodes, channels last and first, on one and two threads; the graph stays channels last between them. A block
+// ending in a QuantizeLinear stays a node.
 TEST(ElementwiseChainFusion, ChainJoinsTheFloatConvolutionWritingItsInput) {
   std::mt19937 rng(14);
   ModelBuilder b(11);
@@ -242,6 +244,9 @@ TEST(ElementwiseChainFusion, ChainJoinsTheFloatConvolutionWritingItsInput) {
       EXPECT_EQ(f.fused_float().conv_chains, 7);
       EXPECT_EQ(f.fused_float().elementwise_chains, 1);  // the quantized one
       EXPECT_EQ(qdq_test::Count(f.graph(), "Transpose"), channels_last ? 3 : 0);  // in; out to b7 and to c8's block
+      // The pointwise convolution and the depthwise one after it, each with its chain, run as one node.
+      const bool pair = channels_last && GetCpuFeatures().avx2_fma;
+      EXPECT_EQ(qdq_test::Count(f.graph(), "PointwiseDepthwiseConv"), pair ? 1 : 0);
       const std::vector<Tensor> got = f.Run(feeds), want = p.Run(feeds);
       for (size_t o = 0; o < want.size(); ++o) {
         ASSERT_EQ(got[o].shape(), want[o].shape());

@@ -6,26 +6,37 @@
 #include "runtime/kernels/conv/conv_geometry.h"
 #include "runtime/kernels/conv/depthwise_conv.h"
 #include "runtime/kernels/conv/pointwise_depthwise_nhwc.h"
+#include "runtime/ops/math/elementwise_chain.h"
 #include "runtime/ops/math/silu.h"
 
 namespace ptq {
 namespace {
 
-// A FusedConv activation from attributes `min`, `max` and `silu` of the node.
+// A FusedConv activation from attributes `min`, `max` and `silu` of the node, and its element-wise chain (attributes
+// after `chain`): the clamp in the GEMM's store, then `finish` (the SiLU with the Silu kernel's bits, the chain).
 struct Activation {
   GemmEpilogue<float> clamp;
-  bool silu = false;
+  FloatRowFinish finish;  // empty without a SiLU or a chain
 };
 
-Activation ReadActivation(const Attributes& attrs, const char* min, const char* max, const char* silu) {
+Activation ReadActivation(const Attributes& attrs, const char* min, const char* max, const char* silu,
+                          const std::string& chain) {
   Activation a;
   if (attrs.Has(min)) {
     a.clamp.clamp = true;
     a.clamp.lo = attrs.GetFloat(min, 0.0f);
     a.clamp.hi = attrs.GetFloat(max, 0.0f);
   }
-  a.silu = attrs.GetInt(silu, 0) != 0;
-  PTQ_ENFORCE(!(a.silu && a.clamp.clamp), "PointwiseDepthwiseConv has both a clamp and ", silu);
+  const bool with_silu = attrs.GetInt(silu, 0) != 0;
+  PTQ_ENFORCE(!(with_silu && a.clamp.clamp), "PointwiseDepthwiseConv has both a clamp and ", silu);
+  std::vector<ChainStep> steps;
+  if (attrs.Has(chain + "ops")) steps = ElementwiseChainSteps(attrs, "PointwiseDepthwiseConv", chain);
+  if (with_silu || !steps.empty()) {
+    a.finish = [with_silu, steps](float* y, int64_t n) {
+      if (with_silu) SiluArray(y, y, n);
+      if (!steps.empty()) RunChainF32(steps, y, y, n);
+    };
+  }
   return a;
 }
 
@@ -34,8 +45,9 @@ class PointwiseDepthwiseConvKernel final : public Kernel {
   explicit PointwiseDepthwiseConvKernel(const KernelInit& init)
       : attrs_(ReadConvAttributes(*init.attrs)),
         pointwise_(ReadActivation(*init.attrs, kPointwiseActivationMin, kPointwiseActivationMax,
-                                  kPointwiseActivationSilu)),
-        depthwise_(ReadActivation(*init.attrs, kActivationMin, kActivationMax, kActivationSilu)) {
+                                  kPointwiseActivationSilu, kPointwiseActivationChainPrefix)),
+        depthwise_(ReadActivation(*init.attrs, kActivationMin, kActivationMax, kActivationSilu,
+                                  kActivationChainPrefix)) {
     PTQ_ENFORCE(GetCpuFeatures().avx2_fma, "PointwiseDepthwiseConv needs a CPU with AVX2 and FMA");
     const Tensor* w1 = init.const_inputs.size() > 1 ? init.const_inputs[1] : nullptr;
     const Tensor* w2 = init.const_inputs.size() > 3 ? init.const_inputs[3] : nullptr;
@@ -69,12 +81,12 @@ class PointwiseDepthwiseConvKernel final : public Kernel {
     pw.w = &w1_;
     pw.epilogue = pointwise_.clamp;
     pw.epilogue.col_bias = b1 ? b1->data<float>() : nullptr;
-    pw.finish = pointwise_.silu ? &silu_ : nullptr;
+    pw.finish = pointwise_.finish ? &pointwise_.finish : nullptr;
     DepthwiseStage dw;
     dw.w = w2.data<float>();
     dw.bias = b2 ? b2->data<float>() : nullptr;
     dw.clamp = depthwise_.clamp;
-    dw.finish_row = depthwise_.silu ? &silu_ : nullptr;
+    dw.finish_row = depthwise_.finish ? &depthwise_.finish : nullptr;
     PackBlocks(PointwiseDepthwiseChannelBlocks(g, C), ctx.required_input(1));
     Tensor y = Tensor::Uninitialized(DataType::kFloat, g.output_shape());
     PointwiseDepthwiseNhwcF32(x.data<float>(), C, pw, dw, g, blocks_, blocks_w_, y.data<float>());
@@ -109,7 +121,6 @@ class PointwiseDepthwiseConvKernel final : public Kernel {
   PackedF32B w1_;
   std::vector<int64_t> blocks_;  // PointwiseDepthwiseChannelBlocks of the last run
   std::vector<PackedF32B> blocks_w_;
-  const FloatRowFinish silu_ = [](float* y, int64_t n) { SiluArray(y, y, n); };  // in place: the Silu kernel's bits
   Shape x_shape_;
   ConvGeometry geometry_;
 };
