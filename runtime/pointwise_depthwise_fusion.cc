@@ -1,5 +1,6 @@
 // FusePointwiseDepthwise: a channels-last 1x1 FusedConv whose output only a depthwise FusedConv reads becomes one
-// PointwiseDepthwiseConv with it (MobileNet's and EfficientNet's expansions), which never writes that output whole.
+// PointwiseDepthwiseConv with it (MobileNet's and EfficientNet's expansions, PP-LCNet's), which never writes that
+// output whole.
 #include <algorithm>
 #include <string>
 
@@ -62,7 +63,8 @@ Graph FusePointwiseDepthwise(const Graph& graph, ChannelsLastCount* count) {
     CopyAttribute(pw, kActivationMin, kPointwiseActivationMin, &f);
     CopyAttribute(pw, kActivationMax, kPointwiseActivationMax, &f);
     CopyAttribute(pw, kActivationSilu, kPointwiseActivationSilu, &f);
-    for (const char* part : {"ops", "operands", "constants", "rank"}) {  // an element-wise chain (the depthwise's stays)
+    // The 1x1's element-wise chain under its own names (the depthwise's keeps activation_chain_*).
+    for (const char* part : {"ops", "operands", "constants", "rank"}) {
       CopyAttribute(pw, (std::string(kActivationChainPrefix) + part).c_str(),
                     (std::string(kPointwiseActivationChainPrefix) + part).c_str(), &f);
     }
