@@ -1,12 +1,14 @@
 // Element-wise chain fusion: Add / Sub / Mul / Div / Clip / Relu nodes with scalar constants (PP-OCR's hardswish
 // and learnable scale and bias, opset 9 and 11 forms) become one ElementwiseChain, with a trailing QuantizeLinear,
-// or join the integer convolution writing their input, and give the bits of the nodes run one by one on any thread
-// count; chains whose values are read elsewhere fuse only up to there, other constants and inputs stay as written.
+// or join the convolution (int8 or float) writing their input, and give the bits of the nodes run one by one on
+// any thread count; chains whose values are read elsewhere fuse only up to there, other constants and inputs stay
+// as written.
 #include <gtest/gtest.h>
 #include <omp.h>
 
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <limits>
 #include <random>
 #include <string>
@@ -44,21 +46,31 @@ Tensor Scalar(float v, bool rank1) {
   return rank1 ? Tensor::FromVector<float>({1}, {v}) : Tensor::Scalar<float>(v);
 }
 
-// Runs g fused and with every node on its own, on one and two threads: the same shapes and bytes.
-void ExpectSameBits(const std::shared_ptr<const Graph>& g, const std::map<std::string, Tensor>& feeds) {
+// Runs g with its float patterns fused and with them left as nodes (QDQ groups fused in both), channels last and
+// first, on one and two threads: the same types, shapes and bytes. `check` (when set) sees each fused session and
+// the op-by-op outputs.
+using SessionCheck = std::function<void(const Session& fused, bool channels_last, const std::vector<Tensor>& want)>;
+void ExpectSameBits(const std::shared_ptr<const Graph>& g, const std::map<std::string, Tensor>& feeds,
+                    const SessionCheck& check = nullptr) {
   const int saved = omp_get_max_threads();
   for (int threads : {1, 2}) {
     omp_set_num_threads(threads);
-    SessionOptions separate;
-    separate.fuse_float_patterns = false;
-    Session fused(g), plain(g, separate);
-    const std::vector<Tensor> got = fused.Run(feeds), want = plain.Run(feeds);
-    ASSERT_EQ(got.size(), want.size());
-    for (size_t o = 0; o < want.size(); ++o) {
-      ASSERT_EQ(got[o].dtype(), want[o].dtype()) << g->outputs[o].name;
-      ASSERT_EQ(got[o].shape(), want[o].shape()) << g->outputs[o].name;
-      EXPECT_EQ(0, std::memcmp(got[o].raw(), want[o].raw(), want[o].nbytes()))
-          << g->outputs[o].name << ", threads " << threads;
+    for (bool channels_last : {true, false}) {
+      SessionOptions fused, plain;
+      fused.literal_qdq = plain.literal_qdq = false;
+      fused.channels_last = plain.channels_last = channels_last;
+      plain.fuse_float_patterns = false;
+      Session f(g, fused), p(g, plain);
+      const std::vector<Tensor> got = f.Run(feeds), want = p.Run(feeds);
+      ASSERT_EQ(got.size(), want.size());
+      for (size_t o = 0; o < want.size(); ++o) {
+        ASSERT_EQ(got[o].dtype(), want[o].dtype()) << g->outputs[o].name;
+        ASSERT_EQ(got[o].shape(), want[o].shape()) << g->outputs[o].name;
+        EXPECT_EQ(0, std::memcmp(got[o].raw(), want[o].raw(), want[o].nbytes()))
+            << g->outputs[o].name << (channels_last ? ", channels last" : ", channels first") << ", threads "
+            << threads;
+      }
+      if (check) check(f, channels_last, want);
     }
   }
   omp_set_num_threads(saved);
@@ -232,36 +244,20 @@ TEST(ElementwiseChainFusion, ChainJoinsTheFloatConvolutionWritingItsInput) {
   Tensor x(DataType::kFloat, {2, 8, 30, 26});  // finite: a NaN would spread through the convolutions to every output
   std::normal_distribution<float> d(0.0f, 1.0f);
   for (int64_t i = 0; i < x.size(); ++i) x.data<float>()[i] = d(rng);
-  const std::map<std::string, Tensor> feeds = {{"x", x}};
-  const int saved = omp_get_max_threads();
-  for (int threads : {1, 2}) {
-    omp_set_num_threads(threads);
-    for (bool channels_last : {true, false}) {
-      SessionOptions fused, plain;
-      fused.channels_last = plain.channels_last = channels_last;
-      plain.fuse_float_patterns = false;
-      Session f(g, fused), p(g, plain);
-      EXPECT_EQ(f.fused_float().conv_chains, 7);
-      EXPECT_EQ(f.fused_float().elementwise_chains, 1);  // the quantized one
-      EXPECT_EQ(qdq_test::Count(f.graph(), "Transpose"), channels_last ? 3 : 0);  // in; out to b7 and to c8's block
-      // The pointwise convolution and the depthwise one after it, each with its chain, run as one node.
-      const bool pair = channels_last && GetCpuFeatures().avx2_fma;
-      EXPECT_EQ(qdq_test::Count(f.graph(), "PointwiseDepthwiseConv"), pair ? 1 : 0);
-      const std::vector<Tensor> got = f.Run(feeds), want = p.Run(feeds);
-      for (size_t o = 0; o < want.size(); ++o) {
-        ASSERT_EQ(got[o].shape(), want[o].shape());
-        EXPECT_EQ(0, std::memcmp(got[o].raw(), want[o].raw(), want[o].nbytes()))
-            << g->outputs[o].name << (channels_last ? " channels last" : " channels first") << ", threads " << threads;
-      }
-      int64_t distinct = 0;  // the float output carries the values (finite, varied), not a NaN or a constant
-      for (int64_t i = 1; i < want[0].size(); ++i) {
-        ASSERT_TRUE(std::isfinite(want[0].data<float>()[i]));
-        distinct += want[0].data<float>()[i] != want[0].data<float>()[i - 1];
-      }
-      EXPECT_GT(distinct, want[0].size() / 2);
+  ExpectSameBits(g, {{"x", x}}, [](const Session& f, bool channels_last, const std::vector<Tensor>& want) {
+    EXPECT_EQ(f.fused_float().conv_chains, 7);
+    EXPECT_EQ(f.fused_float().elementwise_chains, 1);  // the quantized one
+    EXPECT_EQ(qdq_test::Count(f.graph(), "Transpose"), channels_last ? 3 : 0);  // in; out to b7 and to c8's block
+    // The pointwise convolution and the depthwise one after it, each with its chain, run as one node.
+    const bool pair = channels_last && GetCpuFeatures().avx2_fma;
+    EXPECT_EQ(qdq_test::Count(f.graph(), "PointwiseDepthwiseConv"), pair ? 1 : 0);
+    int64_t distinct = 0;  // the float output carries the values (finite, varied), not a NaN or a constant
+    for (int64_t i = 1; i < want[0].size(); ++i) {
+      ASSERT_TRUE(std::isfinite(want[0].data<float>()[i]));
+      distinct += want[0].data<float>()[i] != want[0].data<float>()[i - 1];
     }
-  }
-  omp_set_num_threads(saved);
+    EXPECT_GT(distinct, want[0].size() / 2);
+  });
 }
 
 // An int8 PP-LCNet stage in QDQ form: DequantizeLinear -> Conv -> the block -> QuantizeLinear twice (a 3 x 3 and a
@@ -299,30 +295,14 @@ TEST(ElementwiseChainFusion, ChainJoinsTheIntegerConvolutionWritingItsInput) {
   for (const char* o : {"b3", "b4", "c4_relu"}) b.Output(o, DataType::kFloat);
   const auto g = std::make_shared<const Graph>(GraphFromModel(b.model(), "", "lcnet_int8.onnx"));
   std::mt19937 data_rng(16);
-  const std::map<std::string, Tensor> feeds = {{"x", qdq_test::Random8(data_rng, DataType::kUint8, {2, 16, 23, 21})}};
-  const int saved = omp_get_max_threads();
-  for (int threads : {1, 2}) {
-    omp_set_num_threads(threads);
-    for (bool channels_last : {true, false}) {
-      SessionOptions fused, plain;
-      fused.literal_qdq = plain.literal_qdq = false;
-      fused.channels_last = plain.channels_last = channels_last;
-      plain.fuse_float_patterns = false;
-      Session f(g, fused), p(g, plain);
-      EXPECT_EQ(f.fused_float().conv_chains, 3);
-      EXPECT_EQ(f.fused_float().elementwise_chains, 1);
-      EXPECT_EQ(qdq_test::Count(f.graph(), "ElementwiseChain"), 1);
-      EXPECT_EQ(qdq_test::Count(f.graph(), "QuantizeLinear"), 0);
-      EXPECT_EQ(qdq_test::Count(f.graph(), "ConvIntegerToFloat"), 4);
-      const std::vector<Tensor> got = f.Run(feeds), want = p.Run(feeds);
-      for (size_t o = 0; o < want.size(); ++o) {
-        ASSERT_EQ(got[o].shape(), want[o].shape());
-        EXPECT_EQ(0, std::memcmp(got[o].raw(), want[o].raw(), want[o].nbytes()))
-            << g->outputs[o].name << (channels_last ? " channels last" : " channels first") << ", threads " << threads;
-      }
-    }
-  }
-  omp_set_num_threads(saved);
+  ExpectSameBits(g, {{"x", qdq_test::Random8(data_rng, DataType::kUint8, {2, 16, 23, 21})}},
+                 [](const Session& f, bool, const std::vector<Tensor>&) {
+                   EXPECT_EQ(f.fused_float().conv_chains, 3);
+                   EXPECT_EQ(f.fused_float().elementwise_chains, 1);
+                   EXPECT_EQ(qdq_test::Count(f.graph(), "ElementwiseChain"), 1);
+                   EXPECT_EQ(qdq_test::Count(f.graph(), "QuantizeLinear"), 0);
+                   EXPECT_EQ(qdq_test::Count(f.graph(), "ConvIntegerToFloat"), 4);
+                 });
 }
 
 Attributes BadChain(std::vector<std::string> ops, std::vector<int64_t> operands) {

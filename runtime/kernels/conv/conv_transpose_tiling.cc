@@ -5,10 +5,9 @@
 #include <omp.h>
 
 #include <algorithm>
-#include <vector>
+#include <memory>
 
 #include "runtime/kernels/gemm_f32/gemm_f32_avx2.h"
-#include "runtime/kernels/grow_only.h"
 #include "runtime/threading.h"
 
 namespace ptq {
@@ -32,12 +31,14 @@ void ConvTransposeTiling(const float* x, const float* w, const float* bias, int6
   const int64_t rows = std::max<int64_t>(1, std::min(h, (int64_t{64} << 10) / std::max<int64_t>(1, rows_out * wd)));
   const int64_t blocks = (h + rows - 1) / rows, units = batch * group * blocks;
   const int threads = units < 2 ? 1 : ThreadsForWork(batch * group * mg * out_size, int64_t{1} << 16);
-  static thread_local std::vector<float> col_buffer;
+  // One block's products a thread (not zero-filled: the GEMM writes every value read).
+  const int64_t per_thread = rows_out * rows * wd;
+  const std::unique_ptr<float[]> col_buffer(new float[static_cast<size_t>(per_thread * threads)]);
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (threads > 1)
   for (int64_t u = 0; u < units; ++u) {
     const int64_t block = u % blocks, grp = (u / blocks) % group, n = u / (blocks * group);
     const int64_t i0 = block * rows, i1 = std::min(h, i0 + rows), cols = (i1 - i0) * wd;
-    float* col = GrowTo(col_buffer, rows_out * cols);
+    float* col = col_buffer.get() + per_thread * (threads > 1 ? omp_get_thread_num() : 0);
     const float* xg = x + (n * group + grp) * cg * in_size + i0 * wd;
     // col [mg * taps, cols] = W_g^T (W_g stored [cg, mg * taps]) * X_g's rows i0 .. i1 - 1.
     GemmF32Avx2(true, false, rows_out, cols, cg, 1.0f, w + grp * cg * rows_out, rows_out, xg, in_size, 0.0f, col,

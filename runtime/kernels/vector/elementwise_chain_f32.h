@@ -23,8 +23,8 @@ struct ChainStep {
 };
 
 // y[i] = the last step's value for x[i], for i < n; y may be x. Each step is one IEEE operation per value (no
-// contraction), so the values have the bits of the nodes run one by one. An AVX2 loop when the CPU has it, the
-// same operations.
+// contraction), so the values have the bits of the nodes run one by one. AVX-512 or AVX2 loops when the CPU has
+// them: the same operations.
 void RunChainF32(const std::vector<ChainStep>& steps, const float* x, float* y, int64_t n);
 
 }  // namespace ptq
