@@ -108,11 +108,19 @@ TEST(ElementwiseChainFusion, PaddleBlocksBecomeOneNodeEachWithTheSameBits) {
   Quantize(b, "u8", "u8_q", 0.05f, Tensor::Scalar<uint8_t>(128));
   LcnetBlock(b, "x", "s8");
   Quantize(b, "s8", "s8_q", 0.02f, Tensor::Scalar<int8_t>(-3));
+  // Clip with only a maximum (the minimum omitted, ""), and with only a minimum: the infinities pass the other side.
+  b.Initializer("two", Scalar(2.0f, false)).Initializer("max", Scalar(6.0f, false));
+  b.Initializer("min", Scalar(-1.0f, true));
+  b.Node("Mul", {"x", "two"}, {"doubled"});
+  b.Node("Clip", {"doubled", "", "max"}, {"below"});
+  b.Node("Mul", {"two", "x"}, {"doubled_too"});
+  b.Node("Clip", {"doubled_too", "min"}, {"above"});
   b.Output("float_out", DataType::kFloat).Output("u8_q", DataType::kUint8).Output("s8_q", DataType::kInt8);
+  b.Output("below", DataType::kFloat).Output("above", DataType::kFloat);
   const auto g = std::make_shared<const Graph>(GraphFromModel(b.model(), "", "lcnet.onnx"));
   Session s(g);
-  EXPECT_EQ(s.fused_float().elementwise_chains, 3);
-  ASSERT_EQ(s.graph().nodes.size(), 3u);  // the quantized ones take their QuantizeLinear
+  EXPECT_EQ(s.fused_float().elementwise_chains, 5);
+  ASSERT_EQ(s.graph().nodes.size(), 5u);  // the quantized ones take their QuantizeLinear
   for (const Node& n : s.graph().nodes) EXPECT_EQ(n.op_type, "ElementwiseChain");
   ExpectSameBits(g, {{"x", Values(rng, shape)}});
 }
