@@ -22,6 +22,7 @@ struct NodeStep {
   ChainStep step;
   std::string in[2];
   bool typed = false;  // a float32 constant operand or bound: the node's data is float32 too
+  int64_t rank = 0;    // the largest rank of its constant operands (a [1] makes a scalar X's value a [1])
 };
 
 // A float32 constant of one value and rank 0 or 1 (so that it broadcasts to any shape but a scalar's).
@@ -33,7 +34,7 @@ bool ScalarConstant(const GraphIndex& index, const std::string& name, float* val
   return true;
 }
 
-bool AsStep(const GraphIndex& index, const Node& n, int opset, NodeStep* s, int64_t* rank) {
+bool AsStep(const GraphIndex& index, const Node& n, int opset, NodeStep* s) {
   static const std::map<std::string, ChainOp> kBinary = {
       {"Add", ChainOp::kAdd}, {"Sub", ChainOp::kSub}, {"Mul", ChainOp::kMul}, {"Div", ChainOp::kDiv}};
   if (!n.domain.empty() || n.outputs.size() != 1 || n.outputs[0].empty() || n.inputs.empty() ||
@@ -50,7 +51,7 @@ bool AsStep(const GraphIndex& index, const Node& n, int opset, NodeStep* s, int6
     for (int i = 0; i < 2; ++i) {
       if (index.Constant(n.inputs[i]) == nullptr) {
         s->in[i] = n.inputs[i];
-      } else if (ScalarConstant(index, n.inputs[i], c[i], rank)) {
+      } else if (ScalarConstant(index, n.inputs[i], c[i], &s->rank)) {
         *reg[i] = kChainConstant;
         s->typed = true;
       } else {
@@ -146,8 +147,7 @@ void FuseElementwiseChains(const GraphIndex& index, GraphEdit* out, FloatFusionC
   std::vector<bool> taken(g.nodes.size(), false);
   for (const size_t first : order) {
     NodeStep s0;
-    int64_t unused_rank = 0;
-    if (taken[first] || out->Changed(first) || !AsStep(index, g.nodes[first], opset, &s0, &unused_rank)) continue;
+    if (taken[first] || out->Changed(first) || !AsStep(index, g.nodes[first], opset, &s0)) continue;
     const std::string x = s0.in[0].empty() ? s0.in[1] : s0.in[0];
     if (!s0.in[0].empty() && !s0.in[1].empty() && s0.in[0] != s0.in[1]) continue;  // one computed input
     // Grow: a reader of the chain's values joins when each of its computed operands is X or such a value (the
@@ -165,7 +165,7 @@ void FuseElementwiseChains(const GraphIndex& index, GraphEdit* out, FloatFusionC
             continue;
           }
           NodeStep s;
-          if (!AsStep(index, g.nodes[r], opset, &s, &unused_rank)) continue;
+          if (!AsStep(index, g.nodes[r], opset, &s)) continue;
           if ((!s.in[0].empty() && !reg.count(s.in[0])) || (!s.in[1].empty() && !reg.count(s.in[1]))) continue;
           next = r;
           next_step = s;
@@ -196,11 +196,8 @@ void FuseElementwiseChains(const GraphIndex& index, GraphEdit* out, FloatFusionC
       if (!steps[k].in[1].empty()) p.b = reg.at(steps[k].in[1]);
       program.push_back(p);
     }
-    int64_t rank = 0;  // of the output: a constant of shape [1] gives a scalar X's value that shape
-    for (size_t k = 0; k < len; ++k) {
-      NodeStep again;
-      AsStep(index, g.nodes[members[k]], opset, &again, &rank);
-    }
+    int64_t rank = 0;  // of the output
+    for (size_t k = 0; k < len; ++k) rank = std::max(rank, steps[k].rank);
     std::vector<std::string> outputs = g.nodes[members[len - 1]].outputs, quantize;
     const size_t q = QuantizeReader(index, *out, outputs[0]);
     if (q != GraphIndex::kNone) {

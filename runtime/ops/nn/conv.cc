@@ -282,16 +282,9 @@ Tensor ConvTyped(const ConvGeometry& g, const Tensor& x, const Tensor& w, const 
   epi.lo = static_cast<T>(act.lo);
   epi.hi = static_cast<T>(act.hi);
   if (in_gemm) epi.sum = z->data<T>();
-  // After the clamp (never with a SiLU): the SiLU and the element-wise chain, on each block of outputs.
+  // After the clamp: the SiLU and the element-wise chain, on each block of outputs.
   RowFinish<T> finish;
-  if (act.silu || !act.chain.empty()) {
-    finish = [&act](T* p, int64_t n) {
-      if (act.silu) ApplySilu(p, n);
-      if constexpr (std::is_same<T, float>::value) {
-        if (!act.chain.empty()) RunChainF32(act.chain, p, p, n);
-      }
-    };
-  }
+  if (act.silu || !act.chain.empty()) finish = [&act](T* p, int64_t n) { FinishActivation(act, p, n); };
   if (g.channels_last) {
     ConvNhwc(g, px, pw, wts, bias, epi, finish ? &finish : nullptr, py, scratch);
     return y;

@@ -39,10 +39,20 @@ void ApplySilu(T* y, int64_t n) {
   }
 }
 
-// y[i] = act(y[i]) for i < n (ReadConvActivation allows a chain for float32 outputs only).
+// What follows the clamp (never with a SiLU, so the order of the two does not matter): the SiLU, then the chain
+// (ReadConvActivation allows a chain for float32 outputs only), on y[i] for i < n. Kernels whose stores apply the
+// clamp call this on each block of outputs.
+template <class T>
+void FinishActivation(const ConvActivation& act, T* y, int64_t n) {
+  if (act.silu) ApplySilu(y, n);
+  if constexpr (std::is_same<T, float>::value) {
+    if (!act.chain.empty()) RunChainF32(act.chain, y, y, n);
+  }
+}
+
+// y[i] = act(y[i]) for i < n.
 template <class T>
 void ApplyActivation(const ConvActivation& act, T* y, int64_t n) {
-  if (act.silu) ApplySilu(y, n);
   if (act.clamp) {
     const T lo = static_cast<T>(act.lo), hi = static_cast<T>(act.hi);
     for (int64_t i = 0; i < n; ++i) {
@@ -50,9 +60,7 @@ void ApplyActivation(const ConvActivation& act, T* y, int64_t n) {
       y[i] = hi < v ? hi : v;
     }
   }
-  if constexpr (std::is_same<T, float>::value) {
-    if (!act.chain.empty()) RunChainF32(act.chain, y, y, n);
-  }
+  FinishActivation(act, y, n);
 }
 
 // activation(y + z) for a residual z (float32 or float64, y's type) of y's shape or one that broadcasts to it:

@@ -7,7 +7,7 @@
 #include "runtime/kernels/conv/depthwise_conv.h"
 #include "runtime/kernels/conv/pointwise_depthwise_nhwc.h"
 #include "runtime/ops/math/elementwise_chain.h"
-#include "runtime/ops/math/silu.h"
+#include "runtime/ops/nn/conv_activation.h"
 
 namespace ptq {
 namespace {
@@ -27,15 +27,12 @@ Activation ReadActivation(const Attributes& attrs, const char* min, const char* 
     a.clamp.lo = attrs.GetFloat(min, 0.0f);
     a.clamp.hi = attrs.GetFloat(max, 0.0f);
   }
-  const bool with_silu = attrs.GetInt(silu, 0) != 0;
-  PTQ_ENFORCE(!(with_silu && a.clamp.clamp), "PointwiseDepthwiseConv has both a clamp and ", silu);
-  std::vector<ChainStep> steps;
-  if (attrs.Has(chain + "ops")) steps = ElementwiseChainSteps(attrs, "PointwiseDepthwiseConv", chain);
-  if (with_silu || !steps.empty()) {
-    a.finish = [with_silu, steps](float* y, int64_t n) {
-      if (with_silu) SiluArray(y, y, n);
-      if (!steps.empty()) RunChainF32(steps, y, y, n);
-    };
+  ConvActivation after;  // the SiLU and the chain
+  after.silu = attrs.GetInt(silu, 0) != 0;
+  PTQ_ENFORCE(!(after.silu && a.clamp.clamp), "PointwiseDepthwiseConv has both a clamp and ", silu);
+  if (attrs.Has(chain + "ops")) after.chain = ElementwiseChainSteps(attrs, "PointwiseDepthwiseConv", chain);
+  if (after.silu || !after.chain.empty()) {
+    a.finish = [after](float* y, int64_t n) { FinishActivation(after, y, n); };
   }
   return a;
 }

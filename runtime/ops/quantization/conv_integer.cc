@@ -89,8 +89,7 @@ class ConvIntegerKernel : public Kernel {
     if (z != nullptr && in_store) {
       with_residual = [act = act_, z_at_y = z->data<float>(), y_begin = y.data<float>()](float* out, int64_t n) {
         AddResidualRow(out, z_at_y + (out - y_begin), n, act.clamp, act.lo, act.hi);
-        if (act.silu) ApplySilu(out, n);
-        if (!act.chain.empty()) RunChainF32(act.chain, out, out, n);
+        FinishActivation(act, out, n);
       };
     }
     const FloatRowFinish* finish = z == nullptr ? (finish_ ? &finish_ : nullptr) : in_store ? &with_residual : nullptr;
