@@ -1,6 +1,6 @@
 // ConvNhwcDirectF32: tiles of 6 output positions x 16 output channels of one group in ymm registers (AVX2+FMA),
-// or of 12 x 16 in zmm registers (AVX-512F), each position's taps (or kernel rows) read through pointers into the
-// image (zeros outside it), K block by K block of the packed weights.
+// or of 12 x 16 to 6 x 64 in zmm registers (AVX-512F), each position's taps (or kernel rows) read through pointers
+// into the image (zeros outside it), K block by K block of the packed weights.
 #include "runtime/kernels/conv/conv_nhwc_direct.h"
 
 #include <omp.h>
@@ -61,7 +61,8 @@ struct DirectTile {
   int64_t shift;       // added to every tap pointer: the group's first channel
   int64_t T, cg;
   int64_t k0, kc;
-  const float* b;  // the panel's K block: b[(k - k0) * 16 + i]
+  const float* b;  // the panel's K block: b[(k - k0) * 16 + i]; panel v after it at b + v * panel_stride
+  int64_t panel_stride;
   float* y;
   int64_t ldy;
   bool first, last;        // the product's first and last K block
@@ -70,6 +71,7 @@ struct DirectTile {
   int64_t ld_sum;
   bool clamp;
   float lo, hi;
+  bool prefetch_taps;  // prefetch each tap's successor (see TapRows)
 };
 
 // Tap t's pointers for the kR rows of tile d, from channel c0 on (p[r]); whether the tap is skipped (every row
@@ -114,7 +116,7 @@ PTQ_AVX2 void Tile(const DirectTile& d) {
     const int64_t n = std::min(d.cg - c0, left);
     left -= n;
     const float* p[kR];
-    if (TapRows<kR>(d, t, c0, left > 0, p)) {
+    if (TapRows<kR>(d, t, c0, left > 0 && d.prefetch_taps, p)) {
       b += n * kPanel;
       continue;
     }
@@ -157,30 +159,42 @@ constexpr TileFn kTiles[2][kRows] = {
     {Tile<1, 1>, Tile<2, 1>, Tile<3, 1>, Tile<4, 1>, Tile<5, 1>, Tile<6, 1>},
     {Tile<1, 2>, Tile<2, 2>, Tile<3, 2>, Tile<4, 2>, Tile<5, 2>, Tile<6, 2>}};
 
-// Tile<kR, 2>'s contract for up to 2 * kRows positions of a whole panel, one zmm register per position: the same
-// operations on every output (so the same bits), with a tap's 16 channel steps feeding 2 * kRows independent sums
-// instead of kRows (RegNet-Y-800MF's first grouped 3 x 3, 4 groups of 16 channels, stride 2, in the model: 1.35 ->
-// 0.97 ms, medians of six alternating profiles on Zen 4).
-template <int kR>
+// Tile<kR, 2>'s contract for kV whole panels (16 kV channels) of kR positions, one zmm register per position and
+// panel: the same operations on every output (so the same bits). One panel: a tap's 16 channel steps feed 2 * kRows
+// independent sums instead of kRows (RegNet-Y-800MF's first grouped 3 x 3, 4 groups of 16 channels, stride 2, in
+// the model: 1.35 -> 0.97 ms, medians of six alternating profiles on Zen 4). Several panels: each broadcast of an
+// input feeds kV products, so that a step reads kR + kV values for kR * kV products instead of kR + 1 for kR (the
+// broadcasts, not the products, bounded the one-panel tiles of ResNet-50's 3 x 3s at 72% of Zen 4's peak).
+template <int kR, int kV>
 PTQ_AVX512 void Tile512(const DirectTile& d) {
   constexpr __mmask16 kAll = 0xFFFF;  // _mask_ forms: see Exp512 in silu_f32.cc
-  __m512 acc[kR];
+  __m512 acc[kR][kV];
 #pragma GCC unroll 16
-  for (int r = 0; r < kR; ++r) acc[r] = _mm512_setzero_ps();
+  for (int r = 0; r < kR; ++r) {
+#pragma GCC unroll 4
+    for (int v = 0; v < kV; ++v) acc[r][v] = _mm512_setzero_ps();
+  }
   const float* b = d.b;
+  const int64_t ps = d.panel_stride;
   int64_t t = d.k0 / d.cg, c0 = d.k0 % d.cg;
   for (int64_t left = d.kc; left > 0; ++t, c0 = 0) {  // as Tile does
     const int64_t n = std::min(d.cg - c0, left);
     left -= n;
     const float* p[kR];
-    if (TapRows<kR>(d, t, c0, left > 0, p)) {
+    if (TapRows<kR>(d, t, c0, left > 0 && d.prefetch_taps, p)) {
       b += n * kPanel;
       continue;
     }
     for (int64_t c = 0; c < n; ++c, b += kPanel) {
-      const __m512 bv = _mm512_loadu_ps(b);
+      __m512 bv[kV];
+#pragma GCC unroll 4
+      for (int v = 0; v < kV; ++v) bv[v] = _mm512_loadu_ps(b + v * ps);
 #pragma GCC unroll 16
-      for (int r = 0; r < kR; ++r) acc[r] = _mm512_fmadd_ps(_mm512_set1_ps(p[r][c]), bv, acc[r]);
+      for (int r = 0; r < kR; ++r) {
+        const __m512 a = _mm512_set1_ps(p[r][c]);
+#pragma GCC unroll 4
+        for (int v = 0; v < kV; ++v) acc[r][v] = _mm512_fmadd_ps(a, bv[v], acc[r][v]);
+      }
     }
   }
   const __m512 lo = _mm512_set1_ps(d.lo), hi = _mm512_set1_ps(d.hi);
@@ -189,35 +203,62 @@ PTQ_AVX512 void Tile512(const DirectTile& d) {
   const bool clamp = d.last && d.clamp;
 #pragma GCC unroll 16
   for (int r = 0; r < kR; ++r) {
-    float* out = d.y + r * d.ldy;
-    __m512 x = acc[r];
-    if (!d.first) x = _mm512_add_ps(x, _mm512_loadu_ps(out));
-    if (col_bias != nullptr) x = _mm512_add_ps(x, _mm512_loadu_ps(col_bias));
-    if (sum != nullptr) x = _mm512_add_ps(x, _mm512_loadu_ps(sum + r * d.ld_sum));
-    if (clamp) {  // Tile's vmaxps(lo, x), then vminps(hi, x)
-      x = _mm512_mask_max_ps(x, kAll, lo, x);
-      x = _mm512_mask_min_ps(x, kAll, hi, x);
+#pragma GCC unroll 4
+    for (int v = 0; v < kV; ++v) {
+      float* out = d.y + r * d.ldy + 16 * v;
+      __m512 x = acc[r][v];
+      if (!d.first) x = _mm512_add_ps(x, _mm512_loadu_ps(out));
+      if (col_bias != nullptr) x = _mm512_add_ps(x, _mm512_loadu_ps(col_bias + 16 * v));
+      if (sum != nullptr) x = _mm512_add_ps(x, _mm512_loadu_ps(sum + r * d.ld_sum + 16 * v));
+      if (clamp) {  // Tile's vmaxps(lo, x), then vminps(hi, x)
+        x = _mm512_mask_max_ps(x, kAll, lo, x);
+        x = _mm512_mask_min_ps(x, kAll, hi, x);
+      }
+      _mm512_storeu_ps(out, x);
     }
-    _mm512_storeu_ps(out, x);
   }
 }
 
-constexpr TileFn kTiles512[2 * kRows] = {Tile512<1>, Tile512<2>, Tile512<3>, Tile512<4>,  Tile512<5>,  Tile512<6>,
-                                         Tile512<7>, Tile512<8>, Tile512<9>, Tile512<10>, Tile512<11>, Tile512<12>};
+// Positions per AVX-512 tile of kV panels (24 accumulators at most, 12 for one panel), and the tiles by kV, rows.
+constexpr int64_t kMaxPanels512 = 4;
+constexpr int64_t Rows512(int64_t panels) { return panels == 1 ? 2 * kRows : 24 / panels; }
+constexpr TileFn kTiles512[kMaxPanels512][2 * kRows] = {
+    {Tile512<1, 1>, Tile512<2, 1>, Tile512<3, 1>, Tile512<4, 1>, Tile512<5, 1>, Tile512<6, 1>, Tile512<7, 1>,
+     Tile512<8, 1>, Tile512<9, 1>, Tile512<10, 1>, Tile512<11, 1>, Tile512<12, 1>},
+    {Tile512<1, 2>, Tile512<2, 2>, Tile512<3, 2>, Tile512<4, 2>, Tile512<5, 2>, Tile512<6, 2>, Tile512<7, 2>,
+     Tile512<8, 2>, Tile512<9, 2>, Tile512<10, 2>, Tile512<11, 2>, Tile512<12, 2>},
+    {Tile512<1, 3>, Tile512<2, 3>, Tile512<3, 3>, Tile512<4, 3>, Tile512<5, 3>, Tile512<6, 3>, Tile512<7, 3>,
+     Tile512<8, 3>, nullptr, nullptr, nullptr, nullptr},
+    {Tile512<1, 4>, Tile512<2, 4>, Tile512<3, 4>, Tile512<4, 4>, Tile512<5, 4>, Tile512<6, 4>, nullptr, nullptr,
+     nullptr, nullptr, nullptr, nullptr}};
 
 // The tiles of group grp over a block's first `positions` positions, kRows at a time (fewer in the last tile),
 // taps[p * T + t] + grp * cg: tap t of its position p, cg values. Panels [j0, j1) of the group's packed weights
 // (K x mg), each K block by K block: a block of a panel (at most 16 KiB) runs over every tile before the next one,
-// staying in L1 across the tiles, as the outputs of the panel do across the blocks; into y from `at` (the block's
-// first output of the group) on, through epi. With `avx512`, a whole panel goes over two of those tiles at a time
-// (Tile512). zeros: see DirectTile.
+// staying in L1 (L2 for the 64 KiB of four panels) across the tiles, as the outputs of the panel do across the
+// blocks; into y from `at` (the block's first output of the group) on, through epi. With `avx512`, up to
+// kMaxPanels512 whole panels (adjacent in the packed weights) go over Rows512 positions at a time (Tile512): ResNet-
+// 50's 3 x 3s of stride 1 (64 to 256 channels), batch 1, one thread: 2.6-2.8 -> 2.3-2.4 ms each (ONNX Runtime:
+// 2.2-2.3). zeros, prefetch_taps: see DirectTile.
 void RunTiles(const float* const* taps, int64_t positions, int64_t T, int64_t cg, const PackedF32B& b, int64_t j0,
               int64_t j1, int64_t M, int64_t mg, int64_t grp, int64_t at, float* y, const GemmEpilogue<float>& epi,
-              bool avx512, const float* zeros) {
+              bool avx512, const float* zeros, bool prefetch_taps) {
   const int64_t K = b.K, kc = F32GemmKBlock(K);
-  for (int64_t j = j0; j < j1; ++j) {
+  auto full = [&](int64_t j) { return mg - j * kPanel >= kPanel; };
+  for (int64_t j = j0, panels = 1; j < j1; j += panels) {
+    // Whole panels from j whose K blocks lie one after the other (the same N block of PackF32B's layout).
+    panels = 1;
+    if (avx512 && full(j)) {
+      const float* first = PackedF32Panel(b, j, 0);
+      const int64_t stride = std::min(kc, K) * kPanel;
+      while (panels < kMaxPanels512 && j + panels < j1 && full(j + panels) &&
+             PackedF32Panel(b, j + panels, 0) == first + panels * stride) {
+        ++panels;
+      }
+    }
     DirectTile d;
     d.zeros = zeros;
+    d.prefetch_taps = prefetch_taps;
     d.shift = grp * cg;
     d.T = T;
     d.cg = cg;
@@ -227,12 +268,13 @@ void RunTiles(const float* const* taps, int64_t positions, int64_t T, int64_t cg
     d.clamp = epi.clamp;
     d.lo = epi.lo;
     d.hi = epi.hi;
-    const bool full = mg - j * kPanel >= kPanel;
-    const int64_t step = full && avx512 ? 2 * kRows : kRows;  // positions per tile
+    const bool wide = avx512 && full(j);
+    const int64_t step = wide ? Rows512(panels) : kRows;  // positions per tile
     for (int64_t k0 = 0; k0 < K; k0 += kc) {
       d.k0 = k0;
       d.kc = std::min(kc, K - k0);
       d.b = PackedF32Panel(b, j, k0);
+      d.panel_stride = d.kc * kPanel;
       d.first = k0 == 0;
       d.last = k0 + d.kc == K;
       for (int64_t i = 0; i < positions; i += step) {
@@ -240,7 +282,7 @@ void RunTiles(const float* const* taps, int64_t positions, int64_t T, int64_t cg
         d.taps = taps + i * T;
         d.y = y + first;
         d.sum = epi.sum != nullptr ? epi.sum + first : nullptr;
-        (step > kRows ? kTiles512[rows - 1] : kTiles[full][rows - 1])(d);
+        (wide ? kTiles512[panels - 1][rows - 1] : kTiles[full(j)][rows - 1])(d);
       }
     }
   }
@@ -269,6 +311,34 @@ void KernelRowTaps(const float* image, const SlidingWindow& w, int64_t C, int64_
         taps[r * KH + kh] = copy;
       }
     }
+  }
+}
+
+// The input rows that the windows of image n's output positions [o_begin, o_end) read (clamped to the image): one
+// contiguous range of x, `bytes` long from `begin` (0 when the windows lie wholly in the padding).
+struct InputRows {
+  const char* begin = nullptr;
+  int64_t bytes = 0;
+};
+InputRows WindowRows(const float* x, const ConvGeometry& g, int64_t n, int64_t o_begin, int64_t o_end) {
+  const SlidingWindow& w = g.window;
+  const int64_t H = w.input[0], W = w.input[1], OW = w.output[1];
+  const int64_t ih0 = std::max<int64_t>(0, o_begin / OW * w.strides[0] - w.pads_begin[0]);
+  const int64_t ih1 = std::min<int64_t>(
+      H, (o_end - 1) / OW * w.strides[0] - w.pads_begin[0] + (w.kernel[0] - 1) * w.dilations[0] + 1);
+  InputRows rows;
+  if (ih1 > ih0) {
+    rows.begin = reinterpret_cast<const char*>(x + ((n * H + ih0) * W) * g.in_channels);
+    rows.bytes = (ih1 - ih0) * W * g.in_channels * static_cast<int64_t>(sizeof(float));
+  }
+  return rows;
+}
+
+// Share `share` of `shares` of rows' cache lines, prefetched into L1.
+void PrefetchShare(const InputRows& rows, int64_t share, int64_t shares) {
+  const int64_t end = rows.bytes * (share + 1) / shares;
+  for (int64_t byte = rows.bytes * share / shares / 64 * 64; byte < end; byte += 64) {
+    _mm_prefetch(rows.begin + byte, _MM_HINT_T0);
   }
 }
 
@@ -319,7 +389,7 @@ void ConvNhwcDirectF32(const float* x, const std::vector<PackedF32B>& packed, co
       for (int64_t o0 = o_begin; o0 < o_end; o0 += kRows) {
         const int64_t rows = std::min(kRows, o_end - o0);
         KernelRowTaps(image, w, C, o0, rows, zeros.data(), edge, taps);
-        RunTiles(taps, rows, T_read, cg_read, packed[0], j0, j1, M, mg, 0, (n * P + o0) * M, y, epi, avx512, skip);
+        RunTiles(taps, rows, T_read, cg_read, packed[0], j0, j1, M, mg, 0, (n * P + o0) * M, y, epi, avx512, skip, true);
       }
     } else {
       // taps[p * T + t]: tap t of the block's position p, its pixel (channel 0) or zeros; T <= kMaxTaps.
@@ -334,9 +404,18 @@ void ConvNhwcDirectF32(const float* x, const std::vector<PackedF32B>& packed, co
           }
         }
       }
+      // Grouped: a tap of a group is one or two cache lines of a pixel, too short for the prefetch of each next
+      // tap to pay (it cost 10-15% of RegNet's grouped 3 x 3s in cache); the rows of the block this thread is
+      // likely to take next, a contiguous range, are prefetched instead, a share after each group.
+      const int64_t next = block + threads;
+      const InputRows rows = g.group > 1 && parts == 1 && next < g.batch * chunks
+                                 ? WindowRows(x, g, next / chunks, next % chunks * chunk,
+                                              std::min(P, next % chunks * chunk + chunk))
+                                 : InputRows{};
       for (int64_t grp = 0; grp < g.group; ++grp) {  // the same taps, shifted to the group's channels
         RunTiles(taps, o_end - o_begin, T, cg, packed[static_cast<size_t>(grp)], j0, j1, M, mg, grp,
-                 (n * P + o_begin) * M + grp * mg, y, epi, avx512, skip);
+                 (n * P + o_begin) * M + grp * mg, y, epi, avx512, skip, g.group == 1);
+        if (rows.bytes > 0) PrefetchShare(rows, grp, g.group);
       }
     }
     if (finish != nullptr) (*finish)(y + (n * P + o_begin) * M, (o_end - o_begin) * M);

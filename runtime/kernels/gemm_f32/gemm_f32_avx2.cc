@@ -213,7 +213,7 @@ Split ChooseSplit(int64_t cols, int64_t group_cols, int64_t row_blocks, int shar
 }
 
 // The prefetches of tile t, of row block rb of a share ending at row block rb_end (F32Tile::a_prefetch,
-// c_prefetch), for whole row blocks of the share only:
+// c_prefetch, sum_prefetch), for whole row blocks of the share only:
 // - the next row block's A, from the row block's first tile: A read from memory (a large activation read
 //   once per run) otherwise stalls the next block's first tile line by line. RegNet-Y-800MF's 1x1
 //   convolution of 144 to 16 channels at 56 x 56, batch 8: 3.5 -> 1.2-1.5 ms (ONNX Runtime: 1.3);
@@ -221,13 +221,18 @@ Split ChooseSplit(int64_t cols, int64_t group_cols, int64_t row_blocks, int shar
 //   (a large activation written once per run): the read of each line that a store needs then overlaps the
 //   tiles before instead of stalling them (a 1x1 convolution of 16 to 96 channels at 112 x 112 with cold
 //   caches: 1.59 -> 1.14 ms). Each tile prefetches its own lines: all of a row block's at once, before its
-//   first tile, stalled on the queue of misses (RegNet's 64 to 144 channels at 56 x 56, batch 8: 7.4 -> 6.8 ms).
+//   first tile, stalled on the queue of misses (RegNet's 64 to 144 channels at 56 x 56, batch 8: 7.4 -> 6.8 ms);
+// - the residual's lines (GemmEpilogue::sum) as far ahead, in the last K block, for the same reason: ResNet-50's
+//   1x1 convolutions of 64 to 256 channels at 56 x 56 with the residual, alone: 1.5-2.1 -> 1.3-1.4 ms.
 constexpr int64_t kPrefetchRowBlocks = 2;
 void SetPrefetches(const Problem& p, const Block& blk, int64_t rb, int64_t rb_end, bool first_tile, F32Tile& t) {
   if (!p.trans_a && first_tile && rb + 1 < rb_end && (rb + 2) * kMr <= p.M) t.a_prefetch = t.a + kMr * p.lda;
   const int64_t ahead = rb + kPrefetchRowBlocks;
   if (blk.k0 == p.k_begin && ahead < rb_end && (ahead + 1) * kMr <= p.M) {
     t.c_prefetch = t.c + kPrefetchRowBlocks * kMr * p.ldc;
+  }
+  if (t.last && t.sum != nullptr && ahead < rb_end && (ahead + 1) * kMr <= p.M) {
+    t.sum_prefetch = t.sum + kPrefetchRowBlocks * kMr * p.epilogue.ld_sum;
   }
 }
 

@@ -75,6 +75,13 @@ PTQ_AVX2 void MicroKernel(const F32Tile& t) {
       for (int v = 0; v < kVecs; v += 2) __builtin_prefetch(t.c_prefetch + r * t.ldc + 8 * v, 1, 3);
     }
   }
+  if (t.sum_prefetch != nullptr) {
+#pragma GCC unroll 8
+    for (int r = 0; r < kRows; ++r) {
+#pragma GCC unroll 8
+      for (int v = 0; v < kVecs; v += 2) __builtin_prefetch(t.sum_prefetch + r * t.ld_sum + 8 * v, 0, 3);
+    }
+  }
   const float* const a_prefetch = kTransA ? nullptr : t.a_prefetch;
   for (int64_t k = 0; k < kc; ++k) {
     if (a_prefetch != nullptr && k % 16 == 0) {
@@ -214,6 +221,7 @@ PTQ_AVX2 void F32TileAvx2(const F32Tile& t) {
       panel.cols = std::min(kNr, t.cols - j * kNr);
       if (j > 0) panel.a_prefetch = nullptr;  // A's lines once per tile
       if (panel.c_prefetch != nullptr) panel.c_prefetch += j * kNr;
+      if (panel.sum_prefetch != nullptr) panel.sum_prefetch += j * kNr;
       if (panel.cols <= 8) {
         kHalf[!t.b_padded && panel.cols < 8][t.rows - 1](panel);
       } else {
@@ -233,6 +241,7 @@ PTQ_AVX2 void FullTilesAvx2(F32Tile t, int64_t count) {
     t.c += kNr;
     t.a_prefetch = nullptr;  // A's lines once per row block
     if (t.c_prefetch != nullptr) t.c_prefetch += kNr;
+    if (t.sum_prefetch != nullptr) t.sum_prefetch += kNr;
     if (t.col_bias != nullptr) t.col_bias += kNr;
     if (t.sum != nullptr) t.sum += kNr;
   }

@@ -53,6 +53,13 @@ PTQ_AVX512 void Kernel(const F32Tile& t) {
       for (int v = 0; v < kVecs; ++v) __builtin_prefetch(t.c_prefetch + r * t.ldc + 16 * v, 1, 3);
     }
   }
+  if (t.sum_prefetch != nullptr) {
+#pragma GCC unroll 8
+    for (int r = 0; r < kRows; ++r) {
+#pragma GCC unroll 8
+      for (int v = 0; v < kVecs; ++v) __builtin_prefetch(t.sum_prefetch + r * t.ld_sum + 16 * v, 0, 3);
+    }
+  }
   const float* const a_prefetch = kTransA ? nullptr : t.a_prefetch;
   for (int64_t k = 0; k < kc; ++k) {
     if (a_prefetch != nullptr && k % 16 == 0) {

@@ -48,6 +48,8 @@ struct F32Tile {
   // each row every 16 k, so that an A streamed from memory arrives before the next row block reads it.
   const float* a_prefetch = nullptr;
   const float* c_prefetch = nullptr;
+  // sum_prefetch's lines likewise (sum_prefetch[r * ld_sum + n]), for the residual of a tile to come.
+  const float* sum_prefetch = nullptr;
 };
 
 #if defined(__x86_64__)
@@ -64,7 +66,7 @@ __attribute__((target("avx2,fma"))) inline __m256i F32FirstLanes(int64_t n) {
 void F32TileAvx2(const F32Tile& t);
 // `count` whole tiles side by side from t (kF32TileRows rows, 16 columns of a padded panel each, A not
 // transposed): tile j reads panel j (t.b + j * t.panel_stride) and writes 16 j columns on (c, col_bias, sum,
-// and c_prefetch likewise); only the first tile prefetches a_prefetch's lines.
+// and c_prefetch and sum_prefetch likewise); only the first tile prefetches a_prefetch's lines.
 // The same micro-kernel as F32TileAvx2's, without its dispatch per tile.
 void F32FullTilesAvx2(const F32Tile& t, int64_t count);
 

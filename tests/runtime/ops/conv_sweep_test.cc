@@ -349,20 +349,23 @@ TEST(ConvSweepTest, LargeWeightsInKSlicesHaveTheBitsOfOneProduct) {
 // have the bits of Im2RowNhwc rows times each group's packed weights, on 1 and 3 threads. So do those of 1 to 7
 // channels in one group (stems: the taps are kernel rows, copied with zeros where they cross the image's left or
 // right border), with windows dilated only vertically, and a 7 x 7 stride-2 stem of 3 channels padded by 3. And rows
-// of 13 to 24 positions, so that the last tile of 12 positions in zmm registers (AVX-512) holds 1 to 12.
+// of 13 to 24 positions, so that the last tile of 12 positions in zmm registers (AVX-512) holds 1 to 12. And 48 to
+// 512 output channels per group, one or several K blocks, so that AVX-512 tiles span 2, 3 and 4 panels, with an N
+// block of PackF32B's layout ending inside a run of panels (272 channels: 16 panels, then one) and a half panel
+// last (264), over images whose positions leave every count of rows in the last tile.
 TEST(ConvSweepTest, DirectChannelsLastConvHasTheBitsOfIm2RowTimesPackedWeights) {
   if (!GetCpuFeatures().avx2_fma) GTEST_SKIP() << "the direct kernel needs AVX2 and FMA";
   std::mt19937 rng(31);
   const auto pick = [&rng](int64_t lo, int64_t hi) { return std::uniform_int_distribution<int64_t>(lo, hi)(rng); };
   const int saved = omp_get_max_threads();
-  for (int trial = 0; trial < 68; ++trial) {
+  for (int trial = 0; trial < 84; ++trial) {
     Window win = RandomWindow(rng, 2, 2);
     win.input = {pick(5, 30), pick(5, 30)};
     const bool stem = trial >= 24 && trial < 40;  // few channels, one group
     const bool row = trial >= 40 && trial < 52;  // one row of 13 to 24 positions: every count of the last zmm tile
     // Depths of several K blocks (up to 4.8 K, 3 x 3, 2 x 3 and 5 x 5 windows of stride 1, dilated up to 4 with up
     // to 4 of padding: whole tiles and tile rows read only the padding for some taps).
-    const bool deep = trial >= 52;
+    const bool deep = trial >= 52 && trial < 68;
     if (deep) {
       win.kernel = trial % 3 == 0 ? Shape{5, 5} : trial % 3 == 1 ? Shape{3, 3} : Shape{2, 3};
       win.strides = {1, 1};
@@ -380,6 +383,14 @@ TEST(ConvSweepTest, DirectChannelsLastConvHasTheBitsOfIm2RowTimesPackedWeights) 
       win.pads = {1, 1, 1, 1};
       win.input = {1, trial - 27};
     }
+    const bool wide = trial >= 68;
+    if (wide) {
+      win.kernel = {3, 3};
+      win.strides = {1, 1};
+      win.dilations = {1, 1};
+      win.pads = {1, 1, 1, 1};
+      win.input = {pick(2, 9), pick(3, 13)};
+    }
     if (stem) win.dilations[1] = 1;
     if (trial >= 38 && stem) {
       win.kernel = {7, 7};
@@ -388,9 +399,14 @@ TEST(ConvSweepTest, DirectChannelsLastConvHasTheBitsOfIm2RowTimesPackedWeights) 
       win.pads = {3, 3, 3, 3};
       win.input = {pick(4, 30), pick(4, 30)};
     }
-    const int64_t group = stem ? 1 : deep ? 1 + trial % 2 : row ? 2 : 1 + trial % 4;
-    const int64_t cg = stem ? (trial >= 38 ? 3 : 1 + trial % 7) : row ? 16 : deep ? pick(45, 190) : 8 + trial % 9;
-    const int64_t mg = row ? 16 : deep ? 8 * pick(1, 6) : 8 * pick(1, 5);
+    constexpr int64_t kWideChannels[8] = {48, 64, 80, 96, 128, 264, 272, 512};
+    const int64_t group = stem ? 1 : deep || wide ? 1 + trial % 2 : row ? 2 : 1 + trial % 4;
+    const int64_t cg = stem   ? (trial >= 38 ? 3 : 1 + trial % 7)
+                       : row  ? 16
+                       : deep ? pick(45, 190)
+                       : wide ? (trial % 4 < 2 ? pick(30, 60) : pick(8, 28))
+                              : 8 + trial % 9;
+    const int64_t mg = row ? 16 : deep ? 8 * pick(1, 6) : wide ? kWideChannels[trial / 2 % 8] : 8 * pick(1, 5);
     const int64_t C = group * cg, M = group * mg, N = 1 + trial % 2, T = win.kernel[0] * win.kernel[1];
     ConvAttributes attrs;
     attrs.kernel_shape = win.kernel;
