@@ -389,7 +389,8 @@ void ConvNhwcDirectF32(const float* x, const std::vector<PackedF32B>& packed, co
       for (int64_t o0 = o_begin; o0 < o_end; o0 += kRows) {
         const int64_t rows = std::min(kRows, o_end - o0);
         KernelRowTaps(image, w, C, o0, rows, zeros.data(), edge, taps);
-        RunTiles(taps, rows, T_read, cg_read, packed[0], j0, j1, M, mg, 0, (n * P + o0) * M, y, epi, avx512, skip, true);
+        RunTiles(taps, rows, T_read, cg_read, packed[0], j0, j1, M, mg, 0, (n * P + o0) * M, y, epi, avx512, skip,
+                 true);
       }
     } else {
       // taps[p * T + t]: tap t of the block's position p, its pixel (channel 0) or zeros; T <= kMaxTaps.

@@ -223,7 +223,7 @@ Split ChooseSplit(int64_t cols, int64_t group_cols, int64_t row_blocks, int shar
 //   caches: 1.59 -> 1.14 ms). Each tile prefetches its own lines: all of a row block's at once, before its
 //   first tile, stalled on the queue of misses (RegNet's 64 to 144 channels at 56 x 56, batch 8: 7.4 -> 6.8 ms);
 // - the residual's lines (GemmEpilogue::sum) as far ahead, in the last K block, for the same reason: ResNet-50's
-//   1x1 convolutions of 64 to 256 channels at 56 x 56 with the residual, alone: 1.5-2.1 -> 1.3-1.4 ms.
+//   1x1 convolutions of 64 to 256 channels at 56 x 56 with the residual, alone: 1.5-2.1 -> 1.1-1.4 ms.
 constexpr int64_t kPrefetchRowBlocks = 2;
 void SetPrefetches(const Problem& p, const Block& blk, int64_t rb, int64_t rb_end, bool first_tile, F32Tile& t) {
   if (!p.trans_a && first_tile && rb + 1 < rb_end && (rb + 2) * kMr <= p.M) t.a_prefetch = t.a + kMr * p.lda;

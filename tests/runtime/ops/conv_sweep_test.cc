@@ -352,7 +352,7 @@ TEST(ConvSweepTest, LargeWeightsInKSlicesHaveTheBitsOfOneProduct) {
 // of 13 to 24 positions, so that the last tile of 12 positions in zmm registers (AVX-512) holds 1 to 12. And 48 to
 // 512 output channels per group, one or several K blocks, so that AVX-512 tiles span 2, 3 and 4 panels, with an N
 // block of PackF32B's layout ending inside a run of panels (272 channels: 16 panels, then one) and a half panel
-// last (264), over images whose positions leave every count of rows in the last tile.
+// last (264), over images of 6 to 117 positions (last tiles of fewer rows).
 TEST(ConvSweepTest, DirectChannelsLastConvHasTheBitsOfIm2RowTimesPackedWeights) {
   if (!GetCpuFeatures().avx2_fma) GTEST_SKIP() << "the direct kernel needs AVX2 and FMA";
   std::mt19937 rng(31);
