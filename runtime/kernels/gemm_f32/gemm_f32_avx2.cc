@@ -224,6 +224,7 @@ Split ChooseSplit(int64_t cols, int64_t group_cols, int64_t row_blocks, int shar
 //   first tile, stalled on the queue of misses (RegNet's 64 to 144 channels at 56 x 56, batch 8: 7.4 -> 6.8 ms);
 // - the residual's lines (GemmEpilogue::sum) as far ahead, in the last K block, for the same reason: ResNet-50's
 //   1x1 convolutions of 64 to 256 channels at 56 x 56 with the residual, alone: 1.5-2.1 -> 1.1-1.4 ms.
+// (In a share's first row block, each tile but the last prefetches the next one's prepacked B: F32Tile::b_prefetch.)
 constexpr int64_t kPrefetchRowBlocks = 2;
 void SetPrefetches(const Problem& p, const Block& blk, int64_t rb, int64_t rb_end, bool first_tile, F32Tile& t) {
   if (!p.trans_a && first_tile && rb + 1 < rb_end && (rb + 2) * kMr <= p.M) t.a_prefetch = t.a + kMr * p.lda;
@@ -277,6 +278,7 @@ void RunShare(const Problem& p, bool pack, Split split, int share) {
         for (; g < g1; ++g) {
           F32Tile t = MakeTile(p, blk, m0, rows, g * group, group);
           SetPrefetches(p, blk, rb, rb1, g == g0, t);
+          if (rb == rb0 && p.prepacked != nullptr && (g + 2) * group <= j1) t.b_prefetch = t.b + group * t.panel_stride;
           RunTile(p, t);
         }
       }

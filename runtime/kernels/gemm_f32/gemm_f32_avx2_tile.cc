@@ -83,7 +83,12 @@ PTQ_AVX2 void MicroKernel(const F32Tile& t) {
     }
   }
   const float* const a_prefetch = kTransA ? nullptr : t.a_prefetch;
+  const float* const b_prefetch = t.b_prefetch;
   for (int64_t k = 0; k < kc; ++k) {
+    if (b_prefetch != nullptr) {
+#pragma GCC unroll 8
+      for (int v = 0; v < kVecs; v += 2) __builtin_prefetch(b_prefetch + v / 2 * t.panel_stride + k * t.b_stride, 0, 2);
+    }
     if (a_prefetch != nullptr && k % 16 == 0) {
 #pragma GCC unroll 8
       for (int r = 0; r < kRows; ++r) __builtin_prefetch(a_prefetch + r * lda + k, 0, 1);
@@ -222,6 +227,7 @@ PTQ_AVX2 void F32TileAvx2(const F32Tile& t) {
       if (j > 0) panel.a_prefetch = nullptr;  // A's lines once per tile
       if (panel.c_prefetch != nullptr) panel.c_prefetch += j * kNr;
       if (panel.sum_prefetch != nullptr) panel.sum_prefetch += j * kNr;
+      if (panel.b_prefetch != nullptr) panel.b_prefetch += j * t.panel_stride;
       if (panel.cols <= 8) {
         kHalf[!t.b_padded && panel.cols < 8][t.rows - 1](panel);
       } else {

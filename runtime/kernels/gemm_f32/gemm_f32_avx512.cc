@@ -61,7 +61,12 @@ PTQ_AVX512 void Kernel(const F32Tile& t) {
     }
   }
   const float* const a_prefetch = kTransA ? nullptr : t.a_prefetch;
+  const float* const b_prefetch = t.b_prefetch;
   for (int64_t k = 0; k < kc; ++k) {
+    if (b_prefetch != nullptr) {
+#pragma GCC unroll 8
+      for (int v = 0; v < kVecs; ++v) __builtin_prefetch(b_prefetch + v * t.panel_stride + k * t.b_stride, 0, 2);
+    }
     if (a_prefetch != nullptr && k % 16 == 0) {
 #pragma GCC unroll 8
       for (int r = 0; r < kRows; ++r) __builtin_prefetch(a_prefetch + r * lda + k, 0, 1);
