@@ -40,10 +40,12 @@ bool ConvNhwcDirectApplies(const ConvGeometry& g) {
   if (cg < 8 || T > kMaxTaps) return false;
   if (K <= 256) return true;
   // Deeper products: windows of stride 1 (each pixel then serves several taps of a tile; strided windows and 1 x 1
-  // ones lost 7-60% of ResNet-50's time against im2row and the GEMM) with at most 4 MiB of weights a group (each
-  // block of positions reads them all: FCN's 9 MiB and 36 MiB lost 5% and 48%).
+  // ones lost 7-60% of ResNet-50's time against im2row and the GEMM) with at most 64 MiB of weights a group (each
+  // block of positions reads them all). With one-panel tiles FCN's 9 MiB and 36 MiB lost 5% and 48% against K
+  // slices of im2row and the GEMM; with tiles of four panels they won (its 3 x 3s of 512 channels 52-56 -> 47-49
+  // ms, its head of 2048 225-233 -> 197-200 ms, batch 1, one thread).
   const bool stride1 = g.window.strides[0] == 1 && g.window.strides[1] == 1;
-  return stride1 && T > 1 && K * g.out_channels_per_group() <= (int64_t{1} << 20);
+  return stride1 && T > 1 && K * g.out_channels_per_group() <= (int64_t{1} << 24);
 }
 
 #if defined(__x86_64__)

@@ -15,7 +15,7 @@ namespace ptq {
 // Whether ConvNhwcDirectF32 computes this convolution: channels last, 2 spatial dims, a multiple of 8 output
 // channels per group, an AVX2+FMA CPU, and either at least 8 input channels per group with windows of at most 32
 // taps (5 x 5) and K = cg * KH * KW no more than one GEMM K block (256), or more for windows of stride 1 and more
-// than one tap with at most 1 M weights a group; or fewer channels in one group with windows not dilated
+// than one tap with at most 16 M weights a group; or fewer channels in one group with windows not dilated
 // horizontally and K within one K block (3-channel stems: a tap is then a kernel row of KW * C values, since taps
 // of 3 channels leave too little work per tap).
 bool ConvNhwcDirectApplies(const ConvGeometry& g);

@@ -296,16 +296,18 @@ TEST(ConvSweepTest, ChannelsLastDepthwiseHasTheBitsOfChannelsFirst) {
   }
 }
 
-// A convolution whose packed weights exceed the cache (512 -> 512 channels, 3x3, dilated as FCN's: 9.4 MB)
-// over more lines than one im2row block holds runs as K slices of im2row columns; its output has the bits of
-// one GEMM over the whole im2row matrix, on 1 and 3 threads.
+// A convolution whose packed weights exceed the cache (512 -> 512 channels, 3x3, dilated as FCN's: 9.4 MB; of
+// stride 2, which the direct kernel leaves to im2row and the GEMM at this depth) over more lines than one im2row
+// block holds runs as K slices of im2row columns; its output has the bits of one GEMM over the whole im2row
+// matrix, on 1 and 3 threads.
 TEST(ConvSweepTest, LargeWeightsInKSlicesHaveTheBitsOfOneProduct) {
   if (!GetCpuFeatures().avx2_fma) GTEST_SKIP() << "the packed float GEMM needs AVX2 and FMA";
   std::mt19937 rng(29);
-  constexpr int64_t C = 512, M = 512, H = 20, W = 20;
+  constexpr int64_t C = 512, M = 512, H = 28, W = 20, OH = 14, OW = 10;
   const Tensor x = RandomTensor(rng, {1, H, W, C}), w = RandomTensor(rng, {M, C, 3, 3}), b = RandomTensor(rng, {M});
   Attributes a;
   a.Set("kernel_shape", IntsAttr(V{3, 3}));
+  a.Set("strides", IntsAttr(V{2, 2}));
   a.Set("dilations", IntsAttr(V{2, 2}));
   a.Set("pads", IntsAttr(V{2, 2, 2, 2}));
   a.Set("channels_last", IntAttr(1));
@@ -317,28 +319,29 @@ TEST(ConvSweepTest, LargeWeightsInKSlicesHaveTheBitsOfOneProduct) {
   a.Set("activation_max", hi);
   // The reference: the whole im2row matrix times the packed weights in one call.
   SlidingWindow win;
-  win.input = win.output = {H, W};
+  win.input = {H, W};
+  win.output = {OH, OW};
   win.kernel = {3, 3};
-  win.strides = {1, 1};
+  win.strides = {2, 2};
   win.dilations = {2, 2};
   win.pads_begin = win.pads_end = {2, 2};
   const int64_t K = 9 * C;
-  std::vector<float> rows(static_cast<size_t>(H * W * K)), wt(static_cast<size_t>(K * M));
-  Im2RowNhwc(x.data<float>(), C, 1, win, 0, H, rows.data());
+  std::vector<float> rows(static_cast<size_t>(OH * OW * K)), wt(static_cast<size_t>(K * M));
+  Im2RowNhwc(x.data<float>(), C, 1, win, 0, OH, rows.data());
   PackConvWeightsNhwc(w.data<float>(), M, C, 9, 1, wt.data());
   GemmEpilogue<float> epi;
   epi.col_bias = b.data<float>();
   epi.clamp = true;
   epi.lo = 0.0f;
   epi.hi = 8.0f;
-  std::vector<float> want(static_cast<size_t>(H * W * M));
-  GemmF32Avx2Packed(H * W, 1.0f, rows.data(), K, PackF32B(false, K, M, wt.data(), M), 0.0f, want.data(), M,
+  std::vector<float> want(static_cast<size_t>(OH * OW * M));
+  GemmF32Avx2Packed(OH * OW, 1.0f, rows.data(), K, PackF32B(false, K, M, wt.data(), M), 0.0f, want.data(), M,
                     BestF32Kernels(), epi);
   const int saved = omp_get_max_threads();
   for (int threads : {1, 3}) {
     omp_set_num_threads(threads);
     const Tensor y = testing::RunOp("FusedConv", 1, a, {x, w, b}, 1, true, "ptq.fused")[0];
-    ASSERT_EQ(y.shape(), (Shape{1, H, W, M}));
+    ASSERT_EQ(y.shape(), (Shape{1, OH, OW, M}));
     EXPECT_EQ(0, std::memcmp(y.raw(), want.data(), want.size() * sizeof(float))) << threads << " threads";
   }
   omp_set_num_threads(saved);
