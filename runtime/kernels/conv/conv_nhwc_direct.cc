@@ -386,10 +386,14 @@ void ConvNhwcDirectF32(const float* x, const std::vector<PackedF32B>& packed, co
     const int64_t j0 = panels * part / parts, j1 = panels * (part + 1) / parts;
     const float* image = x + n * H * W * C;
     if (kernel_rows) {
-      const float* taps[kRows * 256];  // kernel row kh of position r: KW * C values, or zeros; KH <= K <= 256
-      float edge[kRows * 256];         // kernel rows that cross the image's left or right border, zero outside
-      for (int64_t o0 = o_begin; o0 < o_end; o0 += kRows) {
-        const int64_t rows = std::min(kRows, o_end - o0);
+      const float* taps[2 * kRows * 256];  // kernel row kh of position r: KW * C values, or zeros; KH <= K <= 256
+      float edge[2 * kRows * 256];         // kernel rows that cross the image's left or right border, zero outside
+      // Positions per call: as many as one AVX-512 tile of the weights' panels holds (12 for a stem of 32 output
+      // channels), for fewer calls and pointer tables per output.
+      const int64_t step_rows =
+          avx512 && mg >= kPanel ? std::max(kRows, Rows512(std::min(kMaxPanels512, mg / kPanel))) : kRows;
+      for (int64_t o0 = o_begin; o0 < o_end; o0 += step_rows) {
+        const int64_t rows = std::min(step_rows, o_end - o0);
         KernelRowTaps(image, w, C, o0, rows, zeros.data(), edge, taps);
         RunTiles(taps, rows, T_read, cg_read, packed[0], j0, j1, M, mg, 0, (n * P + o0) * M, y, epi, avx512, skip,
                  true);
