@@ -252,7 +252,7 @@ void RunTiles(const float* const* taps, int64_t positions, int64_t T, int64_t cg
     panels = 1;
     if (avx512 && full(j)) {
       const float* first = PackedF32Panel(b, j, 0);
-      const int64_t stride = std::min(kc, K) * kPanel;
+      const int64_t stride = kc * kPanel;  // the first K block's panels
       while (panels < kMaxPanels512 && j + panels < j1 && full(j + panels) &&
              PackedF32Panel(b, j + panels, 0) == first + panels * stride) {
         ++panels;
@@ -379,6 +379,10 @@ void ConvNhwcDirectF32(const float* x, const std::vector<PackedF32B>& packed, co
   // products per tap to hide each load).
   const int64_t units = g.batch * chunks * parts;
   const bool avx512 = GetCpuFeatures().avx512f;
+  // Kernel rows: positions per call, as many as one AVX-512 tile of the weights' panels holds (12 for a stem of 32
+  // output channels), for fewer calls and pointer tables per output.
+  const int64_t step_rows =
+      kernel_rows && avx512 && mg >= kPanel ? std::max(kRows, Rows512(std::min(kMaxPanels512, mg / kPanel))) : kRows;
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (threads > 1)
   for (int64_t u = 0; u < units; ++u) {
     const int64_t part = u % parts, block = u / parts;
@@ -388,10 +392,6 @@ void ConvNhwcDirectF32(const float* x, const std::vector<PackedF32B>& packed, co
     if (kernel_rows) {
       const float* taps[2 * kRows * 256];  // kernel row kh of position r: KW * C values, or zeros; KH <= K <= 256
       float edge[2 * kRows * 256];         // kernel rows that cross the image's left or right border, zero outside
-      // Positions per call: as many as one AVX-512 tile of the weights' panels holds (12 for a stem of 32 output
-      // channels), for fewer calls and pointer tables per output.
-      const int64_t step_rows =
-          avx512 && mg >= kPanel ? std::max(kRows, Rows512(std::min(kMaxPanels512, mg / kPanel))) : kRows;
       for (int64_t o0 = o_begin; o0 < o_end; o0 += step_rows) {
         const int64_t rows = std::min(step_rows, o_end - o0);
         KernelRowTaps(image, w, C, o0, rows, zeros.data(), edge, taps);
