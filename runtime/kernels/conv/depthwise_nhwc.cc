@@ -10,6 +10,7 @@
 #include "runtime/cpu_features.h"
 #include "runtime/kernels/conv/depthwise_nhwc_interior.h"
 #include "runtime/kernels/grow_only.h"
+#include "runtime/kernels/vector/center_bytes.h"
 #include "runtime/kernels/vector/requantize_row.h"
 #include "runtime/threading.h"
 
@@ -67,15 +68,6 @@ void ForEachRowBlock(const NhwcLayout& l, F f) {
   for (int64_t b = 0; b < blocks; ++b) f(b * rows, std::min(l.OH, (b + 1) * rows));
 }
 
-// dst[i] = x[i] - x_zero_point in float (exact), x read as int8 or uint8.
-void CenterBytes(const uint8_t* x, bool x_signed, int32_t x_zero_point, int64_t n, float* dst) {
-  if (x_signed) {
-    for (int64_t i = 0; i < n; ++i) dst[i] = static_cast<float>(static_cast<int8_t>(x[i]) - x_zero_point);
-  } else {
-    for (int64_t i = 0; i < n; ++i) dst[i] = static_cast<float>(x[i] - x_zero_point);
-  }
-}
-
 // The output columns [begin, end) whose taps all lie inside the image along the width.
 void InteriorColumns(const NhwcLayout& l, int64_t* begin, int64_t* end) {
   const int64_t last_tap = (l.KW - 1) * l.dw;
@@ -101,6 +93,7 @@ DepthwiseNhwcRows<T>::DepthwiseNhwcRows(const T* w, const T* bias, const ConvGeo
   zeros_.assign(static_cast<size_t>(M_), T(0));
   if constexpr (std::is_same<T, float>::value) interior_ = GetCpuFeatures().avx2_fma;
   InteriorColumns(l, &col_begin_, &col_end_);
+  if (interior_ && col_end_ > col_begin_) zero_row_.assign(static_cast<size_t>(W_ * M_), T(0));
 }
 
 // The output positions [begin, end) of one output row, one at a time through the tap pointers.
@@ -140,20 +133,21 @@ void DepthwiseNhwcRows<T>::Positions(const T* const* in_rows, int64_t begin, int
 
 template <class T>
 void DepthwiseNhwcRows<T>::Run(const T* const* in_rows, T* yrow) const {
-  bool rows_inside = true;
-  for (int64_t kh = 0; kh < KH_; ++kh) rows_inside = rows_inside && in_rows[kh] != nullptr;
   if constexpr (std::is_same<T, float>::value) {
-    if (interior_ && rows_inside && col_end_ > col_begin_ && KH_ * KW_ <= kMaxDepthwiseRowTaps) {
+    if (interior_ && col_end_ > col_begin_ && KH_ * KW_ <= kMaxDepthwiseRowTaps) {
       Positions(in_rows, 0, col_begin_, yrow);
-      int64_t offsets[kMaxDepthwiseRowTaps];  // tap t of a position from its first tap
+      // Where the interior columns' taps read: kernel rows outside the image read a row of padding values.
+      const float* tap_x[kMaxDepthwiseRowTaps];
       for (int64_t kh = 0, t = 0; kh < KH_; ++kh) {
-        for (int64_t kw = 0; kw < KW_; ++kw, ++t) offsets[t] = (in_rows[kh] - in_rows[0]) + kw * dw_ * M_;
+        const float* row = in_rows[kh] != nullptr ? in_rows[kh] : zero_row_.data();
+        for (int64_t kw = 0; kw < KW_; ++kw, ++t) tap_x[t] = row + (col_begin_ * sw_ - pw_ + kw * dw_) * M_;
       }
       DepthwiseInteriorRow r;
-      r.x = in_rows[0] + (col_begin_ * sw_ - pw_) * M_;
+      r.tap_x = tap_x;
       r.x_step = sw_ * M_;
-      r.tap_offsets = offsets;
       r.taps = KH_ * KW_;
+      r.row_taps = KW_;
+      r.dilation = dw_;
       r.weights = wt_.data();
       r.bias = bias_;
       r.channels = M_;

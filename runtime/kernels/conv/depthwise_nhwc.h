@@ -36,7 +36,7 @@ class DepthwiseNhwcRows {
   int64_t InputRow(int64_t oh, int64_t kh) const { return oh * sh_ - ph_ + kh * dh_; }
   int64_t kernel_rows() const { return KH_; }
   // Output row oh (its OW x M values) into yrow: in_rows[kh] points at input row InputRow(oh, kh) (W x M
-  // values), or is nullptr where that row lies outside the image. The rows must lie in one array.
+  // values), or is nullptr where that row lies outside the image.
   void Run(const T* const* in_rows, T* yrow) const;
 
  private:
@@ -44,12 +44,13 @@ class DepthwiseNhwcRows {
 
   int64_t W_, OW_, KH_, KW_, sh_, sw_, dh_, dw_, ph_, pw_, M_;
   std::vector<T> wt_;     // [taps][M]
-  std::vector<T> zeros_;  // M padding values
+  std::vector<T> zeros_;     // M padding values
+  std::vector<T> zero_row_;  // W x M padding values: kernel rows outside the image, for the interior kernel
   const T* bias_;
   GemmEpilogue<T> activation_;
   const RowFinish<T>* finish_row_;
   int64_t col_begin_ = 0, col_end_ = 0;  // output columns whose taps all lie inside the image along the width
-  bool interior_ = false;                // float on AVX2: those columns by DepthwiseInteriorRowF32
+  bool interior_ = false;                // float on AVX2: those columns by DepthwiseInteriorRowF32, in every row
 };
 
 // Int8DepthwiseConv (depthwise_conv.h) with channels last, the same results: DepthwiseNhwcRows<float> on input

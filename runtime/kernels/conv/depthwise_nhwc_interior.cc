@@ -4,6 +4,8 @@
 
 #include <cstdlib>
 
+#include "runtime/cpu_features.h"
+
 #if defined(__x86_64__)
 #include <immintrin.h>
 #define PTQ_AVX2 __attribute__((target("avx2,fma")))
@@ -14,16 +16,17 @@ namespace ptq {
 #if defined(__x86_64__)
 namespace {
 
-// acc = fma(w[t], x[t], acc) for every tap, then the clamp, stored: kPositions positions of 8 channels.
+// acc = fma(w[t], x[t], acc) for every tap, then the clamp, stored: kPositions positions of 8 channels, the first
+// at offset x from each tap's pointer.
 template <int kPositions>
-PTQ_AVX2 inline void Positions8(const DepthwiseInteriorRow& r, const float* x, float* y, const float* w, __m256 init,
+PTQ_AVX2 inline void Positions8(const DepthwiseInteriorRow& r, int64_t x, float* y, const float* w, __m256 init,
                                 __m256 lo, __m256 hi) {
   __m256 acc[kPositions];
 #pragma GCC unroll 4
   for (int p = 0; p < kPositions; ++p) acc[p] = init;
   for (int64_t t = 0; t < r.taps; ++t) {
     const __m256 wt = _mm256_loadu_ps(w + t * r.channels);
-    const float* xt = x + r.tap_offsets[t];
+    const float* xt = r.tap_x[t] + x;
 #pragma GCC unroll 4
     for (int p = 0; p < kPositions; ++p) acc[p] = _mm256_fmadd_ps(wt, _mm256_loadu_ps(xt + p * r.x_step), acc[p]);
   }
@@ -43,7 +46,7 @@ PTQ_AVX2 inline void Positions8(const DepthwiseInteriorRow& r, const float* x, f
 template <int kPositions>
 PTQ_AVX2 void PositionBlock(const DepthwiseInteriorRow& r, int64_t o0, __m256 lo, __m256 hi) {
   const int64_t C = r.channels;
-  const float* x = r.x + o0 * r.x_step;
+  const int64_t x = o0 * r.x_step;  // position o0's offset from position 0's
   float* y = r.y + o0 * C;
   int64_t m = 0;
   for (; m + 8 <= C; m += 8) {
@@ -53,8 +56,8 @@ PTQ_AVX2 void PositionBlock(const DepthwiseInteriorRow& r, int64_t o0, __m256 lo
   for (; m < C; ++m) {
     for (int64_t o = 0; o < kPositions; ++o) {
       float v = r.bias != nullptr ? r.bias[m] : 0.0f;
-      const float* xo = x + o * r.x_step + m;
-      for (int64_t t = 0; t < r.taps; ++t) v = __builtin_fmaf(r.weights[t * C + m], xo[r.tap_offsets[t]], v);
+      const int64_t at = x + o * r.x_step + m;
+      for (int64_t t = 0; t < r.taps; ++t) v = __builtin_fmaf(r.weights[t * C + m], r.tap_x[t][at], v);
       if (r.clamp) {
         v = v < r.lo ? r.lo : v;
         v = r.hi < v ? r.hi : v;
@@ -73,7 +76,13 @@ PTQ_AVX2 void InteriorAvx2(const DepthwiseInteriorRow& r) {
 
 }  // namespace
 
-void DepthwiseInteriorRowF32(const DepthwiseInteriorRow& r) { InteriorAvx2(r); }
+void DepthwiseInteriorRowF32(const DepthwiseInteriorRow& r) {
+  if (GetCpuFeatures().avx512f) {
+    DepthwiseInteriorRowAvx512(r);
+    return;
+  }
+  InteriorAvx2(r);
+}
 
 #else  // not x86-64: callers check GetCpuFeatures().avx2_fma, always false here.
 
