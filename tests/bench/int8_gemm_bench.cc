@@ -1,5 +1,6 @@
-// Micro-benchmark of Int8Gemm: int8 GOPS (2 * M * N * K per product) for transformer-sized shapes, with
-// int32 output and with fused requantization to uint8, per instruction set and thread count.
+// Micro-benchmark of Int8Gemm: int8 GOPS (2 * M * N * K per product) for transformer-sized shapes and MobileNetV2's
+// shallow 1x1 convolutions (K = 16 and 24: the requantization then costs as much as the products), with int32
+// output and with fused requantization to uint8, per instruction set and thread count.
 // Usage: ptq_int8_gemm_bench [seconds_per_case (default 0.5)] [threads list, e.g. 1,2 (default 1)]
 #include <omp.h>
 
@@ -45,7 +46,8 @@ int main(int argc, char** argv) {
   std::vector<int> thread_counts;
   std::stringstream list(argc > 2 ? argv[2] : "1");
   for (std::string item; std::getline(list, item, ',');) thread_counts.push_back(std::atoi(item.c_str()));
-  const Shape shapes[] = {{128, 768, 768}, {128, 768, 3072}, {128, 3072, 768}, {1, 768, 768}, {1, 768, 3072}};
+  const Shape shapes[] = {{128, 768, 768}, {128, 768, 3072}, {128, 3072, 768}, {1, 768, 768}, {1, 768, 3072},
+                          {12544, 16, 96}, {3136, 24, 144}};
   std::mt19937 rng(1);
   std::uniform_int_distribution<int> byte(0, 255);
   std::printf("%-12s %-16s %7s %14s %14s\n", "isa", "M x K x N", "threads", "GOPS int32", "GOPS requant");

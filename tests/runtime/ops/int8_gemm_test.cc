@@ -34,12 +34,15 @@ struct Case {
   Int8Output out;
   bool b_transposed;
   int64_t lda_pad, ldc_pad;
+  bool symmetric_b = false;  // B's zero point 0 (int8) or 128 (uint8) in every column: the kernels' 8-bit stores
+                             // without B zero-point terms
 };
 
 std::string Describe(const Case& c, Int8Isa isa) {
   return std::string(Int8IsaName(isa)) + " M=" + std::to_string(c.M) + " K=" + std::to_string(c.K) +
          " N=" + std::to_string(c.N) + (c.a_signed ? " a:s8" : " a:u8") + (c.b_signed ? " b:s8" : " b:u8") +
          (c.a_zp_per_row ? " a_zp/row" : "") + (c.with_bias ? " bias" : "") + (c.b_transposed ? " bT" : "") +
+         (c.symmetric_b ? " symmetric b" : "") +
          " out=" + std::to_string(static_cast<int>(c.out));
 }
 
@@ -82,7 +85,7 @@ void RunCase(const Case& c, Int8Isa isa, std::mt19937& rng) {
   std::vector<int32_t> a_zp(static_cast<size_t>(c.M));
   for (auto& z : a_zp) z = c.a_zp_per_row || &z == &a_zp[0] ? zp(c.a_signed) : a_zp[0];
   std::vector<int32_t> b_zp(static_cast<size_t>(c.N));
-  for (auto& z : b_zp) z = zp(c.b_signed);
+  for (auto& z : b_zp) z = c.symmetric_b ? (c.b_signed ? 0 : 128) : zp(c.b_signed);
   std::vector<int32_t> bias(static_cast<size_t>(c.N));
   for (auto& v : bias) v = bias_dist(rng);
   std::vector<float> multiplier(static_cast<size_t>(c.N));
@@ -158,7 +161,7 @@ TEST(Int8GemmTest, EveryInstructionSetMatchesTheReferenceOverRandomShapesAndType
         for (int64_t N : Ns) {
           ++i;
           Case c{M, K, N, (i & 1) != 0, (i & 2) != 0, (i % 5) == 0, (i % 3) != 0, outs[i % 3], (i % 7) == 0,
-                 i % 4 == 1 ? 3 : 0, i % 4 == 2 ? 5 : 0};
+                 i % 4 == 1 ? 3 : 0, i % 4 == 2 ? 5 : 0, (i / 3) % 2 == 0};
           RunCase(c, isa, rng);
           if (HasFailure()) return;
         }
@@ -173,7 +176,10 @@ TEST(Int8GemmTest, AllTypeCombinationsAndOutputsOnOneOddShape) {
     for (int combo = 0; combo < 4; ++combo) {
       for (Int8Output o : {Int8Output::kInt32, Int8Output::kUint8, Int8Output::kInt8}) {
         for (bool per_row : {false, true}) {
-          RunCase(Case{11, 75, 45, (combo & 1) != 0, (combo & 2) != 0, per_row, true, o, false, 0, 0}, isa, rng);
+          for (bool symmetric_b : {false, true}) {
+            RunCase(Case{11, 75, 45, (combo & 1) != 0, (combo & 2) != 0, per_row, true, o, false, 0, 0, symmetric_b},
+                    isa, rng);
+          }
         }
       }
     }
@@ -200,6 +206,7 @@ TEST(Int8GemmTest, ThreadedProductsMatch) {
     // More rows than columns: shared by rows (1003 is not a multiple of the 6-row tiles), A packed by all threads.
     RunCase(Case{1003, 70, 90, true, false, true, true, Int8Output::kInt32, false, 5, 3}, isa, rng);
     RunCase(Case{1003, 70, 90, false, true, false, true, Int8Output::kUint8, false, 0, 0}, isa, rng);
+    RunCase(Case{1003, 70, 90, false, true, true, true, Int8Output::kInt8, false, 0, 7, true}, isa, rng);
   }
   omp_set_num_threads(saved);
 }
