@@ -57,18 +57,20 @@ PTQ_VNNI512 __attribute__((noinline)) void Store(const Int8Block& blk, __m512i a
   _mm512_mask_cvtepi32_storeu_epi8(static_cast<uint8_t*>(blk.c) + r * blk.ldc + c, mask, q);
 }
 
-// The epilogue of a tile with 8-bit output and no B zero points: the column terms loaded once per tile (with
-// A's zero point folded into the bias when the tile's rows share it: the int32 sums wrap alike in any order),
-// clamped before the rounding conversion (the bounds are integers, so that is the clamp of the rounded value;
-// NaN gives lo either way), narrowed in registers and stored whole but for the last columns.
+// The epilogue of a tile when B has no zero points: the column terms loaded once per tile (with A's zero point
+// folded into the bias when the tile's rows share it: the int32 sums wrap alike in any order), then Store's
+// operations; 8-bit values are clamped before one rounding conversion (the bounds are integers, so that is the
+// clamp of the rounded value; NaN gives lo either way), narrowed in registers and stored whole but for the last
+// columns.
 template <int kRows, int kVecs>
-PTQ_VNNI512 inline void StoreBytes(const Int8Block& blk, __m512i (&acc)[kRows][kVecs], int64_t r0, int64_t p0) {
+PTQ_VNNI512 inline void StoreTile(const Int8Block& blk, __m512i (&acc)[kRows][kVecs], int64_t r0, int64_t p0) {
   const int32_t a_zp = blk.a_zero_point[r0];
   bool shared_zp = true;
 #pragma GCC unroll 8
   for (int r = 1; r < kRows; ++r) shared_zp = shared_zp && blk.a_zero_point[r0 + r] == a_zp;
+  const bool to_float = blk.out == Int8Output::kFloat, to_int32 = blk.out == Int8Output::kInt32;
   __m512i bias[kVecs];
-  __m512 mult[kVecs];
+  __m512 mult[kVecs], float_bias[kVecs];
 #pragma GCC unroll 8
   for (int v = 0; v < kVecs; ++v) {
     const int64_t c = (p0 + v) * 16;
@@ -77,32 +79,42 @@ PTQ_VNNI512 inline void StoreBytes(const Int8Block& blk, __m512i (&acc)[kRows][k
       const __m512i adjust = _mm512_loadu_si512(blk.col_adjust + c);
       bias[v] = _mm512_sub_epi32(bias[v], _mm512_mullo_epi32(adjust, _mm512_set1_epi32(a_zp)));
     }
-    mult[v] = _mm512_loadu_ps(blk.multiplier + c);
+    if (!to_int32) mult[v] = _mm512_loadu_ps(blk.multiplier + c);
+    if (to_float) float_bias[v] = _mm512_loadu_ps(blk.float_bias + c);
   }
   const __m512 lo = _mm512_set1_ps(blk.lo), hi = _mm512_set1_ps(blk.hi);
   const __m512i y_zp = _mm512_set1_epi32(blk.y_zero_point);
-  const int64_t last_c = (p0 + kVecs - 1) * 16;
-  const __mmask16 last_mask = FirstLanes(blk.cols - last_c);
+  const __mmask16 last_mask = FirstLanes(blk.cols - (p0 + kVecs - 1) * 16);
 #pragma GCC unroll 8
   for (int r = 0; r < kRows; ++r) {
     const int32_t row_zp = blk.a_zero_point[r0 + r];
-    uint8_t* out = static_cast<uint8_t*>(blk.c) + (r0 + r) * blk.ldc + p0 * 16;
+    const int64_t at = (r0 + r) * blk.ldc + p0 * 16;  // the row's first output of the tile
 #pragma GCC unroll 8
     for (int v = 0; v < kVecs; ++v) {
+      const __mmask16 mask = v + 1 < kVecs ? static_cast<__mmask16>(0xFFFF) : last_mask;
       __m512i a = acc[r][v];
       if (!shared_zp && row_zp != 0) {
         const __m512i adjust = _mm512_loadu_si512(blk.col_adjust + (p0 + v) * 16);
         a = _mm512_sub_epi32(a, _mm512_mullo_epi32(adjust, _mm512_set1_epi32(row_zp)));
       }
-      __m512 x = _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_add_epi32(a, bias[v])), mult[v]);
+      a = _mm512_add_epi32(a, bias[v]);
+      if (to_int32) {
+        _mm512_mask_storeu_epi32(static_cast<int32_t*>(blk.c) + at + v * 16, mask, a);
+        continue;
+      }
+      __m512 x = _mm512_mul_ps(_mm512_cvtepi32_ps(a), mult[v]);
+      if (to_float) {  // a multiply, then an add (no FMA), as Store
+        _mm512_mask_storeu_ps(static_cast<float*>(blk.c) + at + v * 16, mask, _mm512_add_ps(x, float_bias[v]));
+        continue;
+      }
       x = _mm512_min_ps(_mm512_max_ps(x, lo), hi);
       const __m512i rounded = _mm512_cvt_roundps_epi32(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
       const __m512i q = _mm512_add_epi32(rounded, y_zp);
-      const __m128i bytes = _mm512_cvtepi32_epi8(q);  // q is within the output type's range: the low bytes
-      if (v + 1 < kVecs || last_mask == 0xFFFF) {
-        _mm_storeu_si128(reinterpret_cast<__m128i*>(out + v * 16), bytes);
+      uint8_t* out = static_cast<uint8_t*>(blk.c) + at + v * 16;
+      if (mask == 0xFFFF) {  // q is within the output type's range: its low bytes
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(out), _mm512_cvtepi32_epi8(q));
       } else {
-        _mm512_mask_cvtepi32_storeu_epi8(out + v * 16, last_mask, q);
+        _mm512_mask_cvtepi32_storeu_epi8(out, mask, q);
       }
     }
   }
@@ -132,8 +144,8 @@ PTQ_VNNI512 void Tile(const Int8Block& blk, int64_t r0, int64_t p0) {
       for (int v = 0; v < kVecs; ++v) acc[r][v] = _mm512_dpbusd_epi32(acc[r][v], av, bv[v]);
     }
   }
-  if ((blk.out == Int8Output::kUint8 || blk.out == Int8Output::kInt8) && !blk.any_b_zero_point) {
-    StoreBytes<kRows, kVecs>(blk, acc, r0, p0);
+  if (!blk.any_b_zero_point) {
+    StoreTile<kRows, kVecs>(blk, acc, r0, p0);
     return;
   }
 #pragma GCC unroll 8

@@ -1,4 +1,5 @@
-// Int8Gemm on every instruction set this CPU runs, bit for bit against IntGemmReference + RequantizeValue:
+// Int8Gemm on every instruction set this CPU runs, bit for bit against IntGemmReference + RequantizeValue (or
+// the float output's multiply and add):
 // random shapes (M = 1, K not a multiple of 4, N not a multiple of 16), all uint8/int8 combinations,
 // zero points per row/column, bias, per-column multipliers, transposed packing, strides, threads.
 #include "runtime/kernels/int8_gemm/int8_gemm.h"
@@ -118,7 +119,11 @@ void RunCase(const Case& c, Int8Isa isa, std::mt19937& rng) {
   out.bias = c.with_bias ? bias.data() : nullptr;
   out.multiplier = multiplier.data();
   out.y_zero_point = y_zp;
-  const size_t elem = c.out == Int8Output::kInt32 ? 4 : 1;
+  std::vector<float> float_bias(static_cast<size_t>(c.N));
+  std::uniform_real_distribution<float> float_bias_dist(-3.0f, 3.0f);
+  for (auto& v : float_bias) v = float_bias_dist(rng);
+  if (c.out == Int8Output::kFloat && c.with_bias) out.float_bias = float_bias.data();
+  const size_t elem = c.out == Int8Output::kInt32 || c.out == Int8Output::kFloat ? 4 : 1;
   const uint8_t kCanary = 0xA5;
   std::vector<uint8_t> c_buf(static_cast<size_t>(std::max<int64_t>(c.M * ldc, 1)) * elem, kCanary);
   out.data = c_buf.data();
@@ -137,6 +142,17 @@ void RunCase(const Case& c, Int8Isa isa, std::mt19937& rng) {
       uint32_t acc = static_cast<uint32_t>(expected[static_cast<size_t>(m * c.N + n)]);
       if (c.with_bias) acc += static_cast<uint32_t>(bias[static_cast<size_t>(n)]);
       int32_t want = static_cast<int32_t>(acc), got;
+      if (c.out == Int8Output::kFloat) {  // float(acc) * multiplier + float_bias: two roundings
+        const float fb = out.float_bias != nullptr ? float_bias[static_cast<size_t>(n)] : 0.0f;
+        const volatile float product = static_cast<float>(want) * multiplier[static_cast<size_t>(n)];
+        const float want_f = product + fb;
+        float got_f;
+        std::memcpy(&got_f, &c_buf[at * 4], 4);
+        if (std::memcmp(&got_f, &want_f, 4) != 0 && ++mismatches <= 5) {
+          ADD_FAILURE() << "m=" << m << " n=" << n << " got " << got_f << " want " << want_f;
+        }
+        continue;
+      }
       if (c.out == Int8Output::kInt32) {
         std::memcpy(&got, &c_buf[at * 4], 4);
       } else {
@@ -153,14 +169,14 @@ TEST(Int8GemmTest, EveryInstructionSetMatchesTheReferenceOverRandomShapesAndType
   const int64_t Ms[] = {1, 2, 5, 6, 7, 13, 49};
   const int64_t Ks[] = {0, 1, 3, 4, 5, 17, 64, 67};
   const int64_t Ns[] = {1, 7, 16, 17, 33, 64, 65, 130};
-  const Int8Output outs[] = {Int8Output::kInt32, Int8Output::kUint8, Int8Output::kInt8};
+  const Int8Output outs[] = {Int8Output::kInt32, Int8Output::kUint8, Int8Output::kInt8, Int8Output::kFloat};
   for (Int8Isa isa : RunnableIsas()) {
     int i = 0;
     for (int64_t M : Ms) {
       for (int64_t K : Ks) {
         for (int64_t N : Ns) {
           ++i;
-          Case c{M, K, N, (i & 1) != 0, (i & 2) != 0, (i % 5) == 0, (i % 3) != 0, outs[i % 3], (i % 7) == 0,
+          Case c{M, K, N, (i & 1) != 0, (i & 2) != 0, (i % 5) == 0, (i % 3) != 0, outs[(i / 4) % 4], (i % 7) == 0,
                  i % 4 == 1 ? 3 : 0, i % 4 == 2 ? 5 : 0, (i / 3) % 2 == 0};
           RunCase(c, isa, rng);
           if (HasFailure()) return;
@@ -174,7 +190,7 @@ TEST(Int8GemmTest, AllTypeCombinationsAndOutputsOnOneOddShape) {
   std::mt19937 rng(11);
   for (Int8Isa isa : RunnableIsas()) {
     for (int combo = 0; combo < 4; ++combo) {
-      for (Int8Output o : {Int8Output::kInt32, Int8Output::kUint8, Int8Output::kInt8}) {
+      for (Int8Output o : {Int8Output::kInt32, Int8Output::kUint8, Int8Output::kInt8, Int8Output::kFloat}) {
         for (bool per_row : {false, true}) {
           for (bool symmetric_b : {false, true}) {
             RunCase(Case{11, 75, 45, (combo & 1) != 0, (combo & 2) != 0, per_row, true, o, false, 0, 0, symmetric_b},
