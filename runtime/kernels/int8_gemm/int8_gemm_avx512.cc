@@ -27,96 +27,80 @@ PTQ_VNNI512 inline int32_t Load32(const uint8_t* p) {
   return v;
 }
 
-// The epilogue of Int8Block for 16 columns of row r (mask selects the columns stored).
-PTQ_VNNI512 __attribute__((noinline)) void Store(const Int8Block& blk, __m512i acc, int64_t r, int64_t c, __mmask16 mask) {
-  if (blk.any_b_zero_point) {
-    const __m512i zp = _mm512_loadu_si512(blk.b_zero_point + c);
-    acc = _mm512_sub_epi32(acc, _mm512_mullo_epi32(zp, _mm512_set1_epi32(blk.a_row_sum[r])));
+// The epilogue of 16 columns of one row: the zero-point terms, the bias and the output's operations
+// (int8_gemm.h). `bias` has A's zero-point term folded in when the tile's rows share their zero point
+// (shared_zp; the int32 sums wrap alike in any order); adjust holds the columns' col_adjust. 8-bit values are
+// clamped before one rounding conversion (the bounds are integers, so that is the clamp of the rounded value; NaN
+// gives lo either way), narrowed in a register and stored whole but for the last columns.
+template <Int8Output kOut, bool kBZeroPoints>
+PTQ_VNNI512 inline __attribute__((always_inline)) void Store(const Int8Block& blk, __m512i a, int64_t row, int64_t c,
+                                                             __mmask16 mask, __m512i adjust, __m512i bias,
+                                                             bool shared_zp) {
+  if (kBZeroPoints) {
+    const __m512i b_zp = _mm512_loadu_si512(blk.b_zero_point + c);
+    a = _mm512_sub_epi32(a, _mm512_mullo_epi32(b_zp, _mm512_set1_epi32(blk.a_row_sum[row])));
   }
-  const int32_t a_zp = blk.a_zero_point[r];
-  if (a_zp != 0) {
-    const __m512i adjust = _mm512_loadu_si512(blk.col_adjust + c);
-    acc = _mm512_sub_epi32(acc, _mm512_mullo_epi32(adjust, _mm512_set1_epi32(a_zp)));
+  if (!shared_zp && blk.a_zero_point[row] != 0) {
+    a = _mm512_sub_epi32(a, _mm512_mullo_epi32(adjust, _mm512_set1_epi32(blk.a_zero_point[row])));
   }
-  acc = _mm512_add_epi32(acc, _mm512_loadu_si512(blk.bias + c));
-  if (blk.out == Int8Output::kInt32) {
-    _mm512_mask_storeu_epi32(static_cast<int32_t*>(blk.c) + r * blk.ldc + c, mask, acc);
+  a = _mm512_add_epi32(a, bias);
+  if (kOut == Int8Output::kInt32) {
+    _mm512_mask_storeu_epi32(static_cast<int32_t*>(blk.c) + row * blk.ldc + c, mask, a);
     return;
   }
-  __m512 v = _mm512_mul_ps(_mm512_cvtepi32_ps(acc), _mm512_loadu_ps(blk.multiplier + c));
-  if (blk.out == Int8Output::kFloat) {
-    v = _mm512_add_ps(v, _mm512_loadu_ps(blk.float_bias + c));
-    _mm512_mask_storeu_ps(static_cast<float*>(blk.c) + r * blk.ldc + c, mask, v);
+  __m512 x = _mm512_mul_ps(_mm512_cvtepi32_ps(a), _mm512_loadu_ps(blk.multiplier + c));
+  if (kOut == Int8Output::kFloat) {  // a multiply, then an add (no FMA)
+    x = _mm512_add_ps(x, _mm512_loadu_ps(blk.float_bias + c));
+    _mm512_mask_storeu_ps(static_cast<float*>(blk.c) + row * blk.ldc + c, mask, x);
     return;
   }
-  v = _mm512_roundscale_ps(v, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-  v = _mm512_max_ps(v, _mm512_set1_ps(blk.lo));  // NaN gives lo (the second operand): qmin
-  v = _mm512_min_ps(v, _mm512_set1_ps(blk.hi));
-  const __m512i q = _mm512_add_epi32(_mm512_cvtps_epi32(v), _mm512_set1_epi32(blk.y_zero_point));
-  // q is within the output type's range, so keeping the low byte is exact for uint8 and int8.
-  _mm512_mask_cvtepi32_storeu_epi8(static_cast<uint8_t*>(blk.c) + r * blk.ldc + c, mask, q);
+  x = _mm512_min_ps(_mm512_max_ps(x, _mm512_set1_ps(blk.lo)), _mm512_set1_ps(blk.hi));
+  const __m512i rounded = _mm512_cvt_roundps_epi32(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  const __m512i q = _mm512_add_epi32(rounded, _mm512_set1_epi32(blk.y_zero_point));
+  uint8_t* out = static_cast<uint8_t*>(blk.c) + row * blk.ldc + c;
+  if (mask == 0xFFFF) {  // q is within the output type's range: its low bytes
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(out), _mm512_cvtepi32_epi8(q));
+  } else {
+    _mm512_mask_cvtepi32_storeu_epi8(out, mask, q);
+  }
 }
 
-// The epilogue of a tile when B has no zero points: the column terms loaded once per tile (with A's zero point
-// folded into the bias when the tile's rows share it: the int32 sums wrap alike in any order), then Store's
-// operations; 8-bit values are clamped before one rounding conversion (the bounds are integers, so that is the
-// clamp of the rounded value; NaN gives lo either way), narrowed in registers and stored whole but for the last
-// columns.
-template <int kRows, int kVecs>
-PTQ_VNNI512 inline void StoreTile(const Int8Block& blk, __m512i (&acc)[kRows][kVecs], int64_t r0, int64_t p0) {
+// The epilogue of a tile whose sums are in `sums`: each panel's column terms once for the tile's rows.
+template <int kRows, int kVecs, Int8Output kOut, bool kBZeroPoints>
+PTQ_VNNI512 void StoreTileAs(const Int8Block& blk, const int32_t (&sums)[kRows][kVecs][16], int64_t r0, int64_t p0) {
   const int32_t a_zp = blk.a_zero_point[r0];
   bool shared_zp = true;
 #pragma GCC unroll 8
   for (int r = 1; r < kRows; ++r) shared_zp = shared_zp && blk.a_zero_point[r0 + r] == a_zp;
-  const bool to_float = blk.out == Int8Output::kFloat, to_int32 = blk.out == Int8Output::kInt32;
-  __m512i bias[kVecs];
-  __m512 mult[kVecs], float_bias[kVecs];
 #pragma GCC unroll 8
   for (int v = 0; v < kVecs; ++v) {
     const int64_t c = (p0 + v) * 16;
-    bias[v] = _mm512_loadu_si512(blk.bias + c);
-    if (shared_zp && a_zp != 0) {
-      const __m512i adjust = _mm512_loadu_si512(blk.col_adjust + c);
-      bias[v] = _mm512_sub_epi32(bias[v], _mm512_mullo_epi32(adjust, _mm512_set1_epi32(a_zp)));
+    const __mmask16 mask = FirstLanes(blk.cols - c);
+    const __m512i adjust = _mm512_loadu_si512(blk.col_adjust + c);
+    __m512i bias = _mm512_loadu_si512(blk.bias + c);
+    if (shared_zp && a_zp != 0) bias = _mm512_sub_epi32(bias, _mm512_mullo_epi32(adjust, _mm512_set1_epi32(a_zp)));
+#pragma GCC unroll 8
+    for (int r = 0; r < kRows; ++r) {
+      Store<kOut, kBZeroPoints>(blk, _mm512_load_si512(sums[r][v]), r0 + r, c, mask, adjust, bias, shared_zp);
     }
-    if (!to_int32) mult[v] = _mm512_loadu_ps(blk.multiplier + c);
-    if (to_float) float_bias[v] = _mm512_loadu_ps(blk.float_bias + c);
   }
-  const __m512 lo = _mm512_set1_ps(blk.lo), hi = _mm512_set1_ps(blk.hi);
-  const __m512i y_zp = _mm512_set1_epi32(blk.y_zero_point);
-  const __mmask16 last_mask = FirstLanes(blk.cols - (p0 + kVecs - 1) * 16);
-#pragma GCC unroll 8
-  for (int r = 0; r < kRows; ++r) {
-    const int32_t row_zp = blk.a_zero_point[r0 + r];
-    const int64_t at = (r0 + r) * blk.ldc + p0 * 16;  // the row's first output of the tile
-#pragma GCC unroll 8
-    for (int v = 0; v < kVecs; ++v) {
-      const __mmask16 mask = v + 1 < kVecs ? static_cast<__mmask16>(0xFFFF) : last_mask;
-      __m512i a = acc[r][v];
-      if (!shared_zp && row_zp != 0) {
-        const __m512i adjust = _mm512_loadu_si512(blk.col_adjust + (p0 + v) * 16);
-        a = _mm512_sub_epi32(a, _mm512_mullo_epi32(adjust, _mm512_set1_epi32(row_zp)));
-      }
-      a = _mm512_add_epi32(a, bias[v]);
-      if (to_int32) {
-        _mm512_mask_storeu_epi32(static_cast<int32_t*>(blk.c) + at + v * 16, mask, a);
-        continue;
-      }
-      __m512 x = _mm512_mul_ps(_mm512_cvtepi32_ps(a), mult[v]);
-      if (to_float) {  // a multiply, then an add (no FMA), as Store
-        _mm512_mask_storeu_ps(static_cast<float*>(blk.c) + at + v * 16, mask, _mm512_add_ps(x, float_bias[v]));
-        continue;
-      }
-      x = _mm512_min_ps(_mm512_max_ps(x, lo), hi);
-      const __m512i rounded = _mm512_cvt_roundps_epi32(x, _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
-      const __m512i q = _mm512_add_epi32(rounded, y_zp);
-      uint8_t* out = static_cast<uint8_t*>(blk.c) + at + v * 16;
-      if (mask == 0xFFFF) {  // q is within the output type's range: its low bytes
-        _mm_storeu_si128(reinterpret_cast<__m128i*>(out), _mm512_cvtepi32_epi8(q));
-      } else {
-        _mm512_mask_cvtepi32_storeu_epi8(out, mask, q);
-      }
-    }
+}
+
+// StoreTileAs for the block's output type and B zero points, out of line.
+template <int kRows, int kVecs>
+PTQ_VNNI512 __attribute__((noinline)) void StoreTile(const Int8Block& blk, const int32_t (&sums)[kRows][kVecs][16],
+                                                     int64_t r0, int64_t p0) {
+  const bool z = blk.any_b_zero_point;
+  switch (blk.out) {
+    case Int8Output::kInt32:
+      return z ? StoreTileAs<kRows, kVecs, Int8Output::kInt32, true>(blk, sums, r0, p0)
+               : StoreTileAs<kRows, kVecs, Int8Output::kInt32, false>(blk, sums, r0, p0);
+    case Int8Output::kFloat:
+      return z ? StoreTileAs<kRows, kVecs, Int8Output::kFloat, true>(blk, sums, r0, p0)
+               : StoreTileAs<kRows, kVecs, Int8Output::kFloat, false>(blk, sums, r0, p0);
+    default:  // kUint8, kInt8: the clamp bounds and zero point say which
+      return z ? StoreTileAs<kRows, kVecs, Int8Output::kUint8, true>(blk, sums, r0, p0)
+               : StoreTileAs<kRows, kVecs, Int8Output::kUint8, false>(blk, sums, r0, p0);
   }
 }
 
@@ -144,17 +128,14 @@ PTQ_VNNI512 void Tile(const Int8Block& blk, int64_t r0, int64_t p0) {
       for (int v = 0; v < kVecs; ++v) acc[r][v] = _mm512_dpbusd_epi32(acc[r][v], av, bv[v]);
     }
   }
-  if (!blk.any_b_zero_point) {
-    StoreTile<kRows, kVecs>(blk, acc, r0, p0);
-    return;
-  }
+  // The epilogue out of line, once per tile: inlined, it left too few registers for the accumulators here.
+  alignas(64) int32_t sums[kRows][kVecs][16];
 #pragma GCC unroll 8
-  for (int v = 0; v < kVecs; ++v) {
-    const int64_t c = (p0 + v) * 16;
-    const __mmask16 mask = FirstLanes(blk.cols - c);
+  for (int r = 0; r < kRows; ++r) {
 #pragma GCC unroll 8
-    for (int r = 0; r < kRows; ++r) Store(blk, acc[r][v], r0 + r, c, mask);
+    for (int v = 0; v < kVecs; ++v) _mm512_store_si512(sums[r][v], acc[r][v]);
   }
+  StoreTile<kRows, kVecs>(blk, sums, r0, p0);
 }
 
 template <int kVecs>
