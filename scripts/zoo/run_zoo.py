@@ -444,14 +444,17 @@ class Runner:
                     reps = int(np.ceil(b / len(v)))
                     np.save(os.path.join(bdir + ".tmp", k + ".npy"), np.concatenate([v] * reps)[:b])
                 os.replace(bdir + ".tmp", bdir)
-            for kind in kinds:
-                for t in [int(x) for x in self.a.lat_threads.split(",")]:
-                    # --lat-pairs N: ptq and ONNX Runtime alternate N times; each keeps the median of its medians
-                    # (and its lowest minimum), so that a slow spell of a shared machine hits both alike.
-                    samples = {}
-                    for rt in ("ptq", "ort") * self.a.lat_pairs:
+            for t in [int(x) for x in self.a.lat_threads.split(",")]:
+                # --lat-pairs N: the measurements of this batch and thread count (ptq and ONNX Runtime on every model
+                # form) are taken in turn, N rounds, each round in the reverse order of the one before; each keeps
+                # the median of its medians (and its lowest minimum), so that a slow spell of a shared machine hits
+                # both sides of every ratio alike (ptq / ONNX Runtime, int8 / float, QDQ / QOperator).
+                order = [(kind, rt) for kind in kinds for rt in ("ptq", "ort")]
+                samples = {}
+                for round_index in range(self.a.lat_pairs):
+                    for kind, rt in order if round_index % 2 == 0 else order[::-1]:
                         key = f"{rt}/{kind}/b{b}/t{t}"
-                        if key in res["runs"]:
+                        if key in res["runs"] or key in errors:
                             continue
                         if rt == "ptq":
                             cmd = [self.ptq, "bench", models[kind], "--inputs", bdir, "--threads", str(t),
@@ -467,14 +470,14 @@ class Runner:
                             samples.setdefault(key, []).append(json.loads(js[-1]))
                         else:
                             errors[key] = self.fail_text(rc, text, self.a.timeout)
-                    for key, js in samples.items():
-                        if key in errors:
-                            continue
-                        res["runs"][key] = {"median_ms": float(np.median([j["median_ms"] for j in js])),
-                                            "min_ms": min(j["min_ms"] for j in js),
-                                            "runs": sum(j["runs"] for j in js), "pairs": len(js)}
-                    partial = dict(res, errors=errors, status="partial")
-                    write_json(self.result_path(model, "latency"), partial)
+                for key, js in samples.items():
+                    if key in errors:
+                        continue
+                    res["runs"][key] = {"median_ms": float(np.median([j["median_ms"] for j in js])),
+                                        "min_ms": min(j["min_ms"] for j in js),
+                                        "runs": sum(j["runs"] for j in js), "pairs": len(js)}
+                partial = dict(res, errors=errors, status="partial")
+                write_json(self.result_path(model, "latency"), partial)
         res["errors"] = errors
         res["seconds_per_measurement"] = self.a.lat_seconds
         return res
@@ -610,7 +613,8 @@ def main():
     ap.add_argument("--lat-seconds", type=float, default=3.0)
     ap.add_argument("--lat-models", default="float,qoperator,qdq", help="which of float,qoperator,qdq to time")
     ap.add_argument("--lat-pairs", type=int, default=1,
-                    help="times ptq and ONNX Runtime alternate per configuration (medians of their medians)")
+                    help="rounds in which every measurement of a batch size and thread count (ptq and ONNX Runtime, "
+                         "each model form) is taken in turn (medians of their medians)")
     ap.add_argument("--list", action="store_true", help="list the models and cached results, then exit")
     a = ap.parse_args()
     avail = available_models()
