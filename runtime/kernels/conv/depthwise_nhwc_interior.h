@@ -14,7 +14,8 @@ struct DepthwiseInteriorRow {
   int64_t x_step;                  // floats between the taps of consecutive positions (stride * channels)
   int64_t taps;
   int64_t row_taps;                // taps per kernel row: tap t is (t / row_taps, t % row_taps)
-  int64_t dilation;                // along the width: tap t reads tap_x[t - t % row_taps] + t % row_taps * dilation * channels
+  int64_t dilation;                // along the width: tap_x[t] = tap_x[t - kw] + kw * dilation * channels,
+                                   // kw = t % row_taps
   const float* weights;            // [taps][channels]
   const float* bias;               // [channels] or nullptr
   int64_t channels;                // per position, in x and y

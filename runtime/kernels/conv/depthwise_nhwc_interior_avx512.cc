@@ -11,7 +11,7 @@
 namespace ptq {
 namespace {
 
-// One block of 16 channels (mask k) of kPositions positions: the clamp, stored.
+// One block of 16 channels (mask k, the channels past the last one off) of a block of positions.
 struct LaneBlock {
   int64_t x;       // the block's first position and channel, from each tap's pointer
   const float* w;  // tap 0's weights of this block's channels
@@ -20,6 +20,7 @@ struct LaneBlock {
   __mmask16 k;
 };
 
+// The clamp, then the kPositions positions stored.
 template <int kPositions>
 PTQ_AVX512 inline void Store(const DepthwiseInteriorRow& r, const LaneBlock& b, __m512* acc, __m512 lo, __m512 hi) {
 #pragma GCC unroll 8
