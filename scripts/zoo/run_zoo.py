@@ -447,8 +447,9 @@ class Runner:
             for t in [int(x) for x in self.a.lat_threads.split(",")]:
                 # --lat-pairs N: the measurements of this batch and thread count (ptq and ONNX Runtime on every model
                 # form) are taken in turn, N rounds, each round in the reverse order of the one before; each keeps
-                # the median of its medians (and its lowest minimum), so that a slow spell of a shared machine hits
-                # both sides of every ratio alike (ptq / ONNX Runtime, int8 / float, QDQ / QOperator).
+                # the median of its medians (and the fastest round's median, and its lowest minimum), so that a slow
+                # spell of a shared machine hits both sides of every ratio alike (ptq / ONNX Runtime, int8 / float,
+                # QDQ / QOperator).
                 order = [(kind, rt) for kind in kinds for rt in ("ptq", "ort")]
                 samples = {}
                 for round_index in range(self.a.lat_pairs):
@@ -474,6 +475,7 @@ class Runner:
                     if key in errors:
                         continue
                     res["runs"][key] = {"median_ms": float(np.median([j["median_ms"] for j in js])),
+                                        "fastest_median_ms": min(j["median_ms"] for j in js),
                                         "min_ms": min(j["min_ms"] for j in js),
                                         "runs": sum(j["runs"] for j in js), "pairs": len(js)}
                 partial = dict(res, errors=errors, status="partial")
