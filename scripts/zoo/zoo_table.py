@@ -214,7 +214,8 @@ class Table:
         lat = self.latency_table()
         if lat:
             parts.append("\nLatency (median ms; `ptq bench` and ONNX Runtime 1.30 `ort_bench.js`):" + lat)
-            parts.append("\nLatency ratios (issue 17's targets), medians of the rounds' medians:\n\n" + self.ratio_table())
+            parts.append("\nLatency ratios (issue 17's targets), medians of the rounds' medians:\n\n"
+                         + self.ratio_table())
             kept = [v for m in self.models for v in ((self.res(m, "latency") or {}).get("runs") or {}).values()]
             if kept and all("fastest_median_ms" in v for v in kept):  # results of older runs lack it
                 parts.append("\nThe same ratios between each side's fastest round (median of one measurement):\n\n"

@@ -35,7 +35,7 @@ struct Case {
   Int8Output out;
   bool b_transposed;
   int64_t lda_pad, ldc_pad;
-  bool symmetric_b = false;  // B's zero point 0 (int8) or 128 (uint8) in every column: the kernels' 8-bit stores
+  bool symmetric_b = false;  // B's zero point 0 (int8) or 128 (uint8) in every column: the kernels' epilogue
                              // without B zero-point terms
 };
 
