@@ -12,6 +12,7 @@
 #include "runtime/channels_last_layout.h"
 #include "runtime/kernels/conv/conv_geometry.h"
 #include "runtime/kernels/conv/conv_nhwc_direct.h"
+#include "runtime/kernels/conv/grouped_conv_planes.h"
 #include "runtime/kernels/conv/depthwise_conv.h"
 #include "runtime/kernels/conv/depthwise_nhwc.h"
 #include "runtime/kernels/conv/im2col.h"
@@ -177,13 +178,19 @@ void ConvNhwc(const ConvGeometry& g, const T* x, const T* w, const NhwcWeights<T
     }
     return;
   }
-  // Packed weights, at least 8 channels per group (or a stem's kernel rows): no im2row matrix.
+  // Packed weights, at least 8 channels per group (or a stem's kernel rows): no im2row matrix. Groups of 16
+  // channels (RegNet's) read copies of their input rows instead of the image in place.
   if constexpr (std::is_same<T, float>::value) {
-    if (wts.packed != nullptr && ConvNhwcDirectApplies(g)) {
+    const bool planes = wts.packed != nullptr && GroupedConvPlanesApplies(g);
+    if (planes || (wts.packed != nullptr && ConvNhwcDirectApplies(g))) {
       GemmEpilogue<float> e = epi;
       e.col_bias = bias;
       e.ld_sum = M;
-      ConvNhwcDirectF32(x, *wts.packed, g, e, y, finish, wts.finite);
+      if (planes) {
+        GroupedConvPlanesF32(x, *wts.packed, g, e, y, finish);
+      } else {
+        ConvNhwcDirectF32(x, *wts.packed, g, e, y, finish, wts.finite);
+      }
       return;
     }
   }
