@@ -27,9 +27,10 @@ template <class T>
 class DepthwiseNhwcRows {
  public:
   // The input rows hold g.out_channels values per position (DepthwiseConvNhwc repeats each input channel
-  // out_channels / in_channels times first). REQUIRES: as DepthwiseConvNhwc.
+  // out_channels / in_channels times first). w is [M, taps] as in the model, transposed here; or, when
+  // `taps_major`, already [taps][M], used in place (it then outlives this object). REQUIRES: as DepthwiseConvNhwc.
   DepthwiseNhwcRows(const T* w, const T* bias, const ConvGeometry& g, const GemmEpilogue<T>& activation,
-                    const RowFinish<T>* finish_row);
+                    const RowFinish<T>* finish_row, bool taps_major = false);
 
   // The input row that tap row kh of output row oh reads: oh * stride - pad + kh * dilation (outside the image
   // below 0 or from the image's height on).
@@ -43,9 +44,13 @@ class DepthwiseNhwcRows {
   void Positions(const T* const* in_rows, int64_t begin, int64_t end, T* yrow) const;
 
   int64_t W_, OW_, KH_, KW_, sh_, sw_, dh_, dw_, ph_, pw_, M_;
-  std::vector<T> wt_;     // [taps][M]
-  std::vector<T> zeros_;     // M padding values
-  std::vector<T> zero_row_;  // W x M padding values: kernel rows outside the image, for the interior kernel
+  // [taps][M]: wt_ when transposed here, else w_ (the caller's). Copies of this object keep their own wt_.
+  const T* weights() const { return w_ != nullptr ? w_ : wt_.data(); }
+
+  std::vector<T> wt_;
+  const T* w_ = nullptr;
+  const T* zeros_ = nullptr;    // W x M padding values (SharedZeros): a tap outside the image, or a kernel row
+                                // outside it for the interior kernel
   const T* bias_;
   GemmEpilogue<T> activation_;
   const RowFinish<T>* finish_row_;
@@ -59,10 +64,15 @@ class DepthwiseNhwcRows {
 // requantization of RequantizeChannels; with float output and `finish`, finish(row, OW * M) on each output
 // row once stored.
 // REQUIRES: IsDepthwise(g), g.channels_last, 2 spatial dimensions, kernel points <= kMaxExactDepthwiseTaps.
+// w_centered (or nullptr: computed here) is CenteredDepthwiseWeights(w, ...), computed once for constant weights.
 void Int8DepthwiseConvNhwc(const uint8_t* x, bool x_signed, int32_t x_zero_point, const uint8_t* w, bool w_signed,
                            const int32_t* w_zero_point, const ConvGeometry& g, const int32_t* bias, Int8Output out,
                            const float* multiplier, int32_t y_zero_point, void* y, const float* float_bias,
-                           const FloatRowFinish* finish = nullptr);
+                           const FloatRowFinish* finish = nullptr, const float* w_centered = nullptr);
+
+// The depthwise weights w [M, taps] (8-bit, signedness given) as float w - w_zero_point[m], taps major: [taps][M].
+std::vector<float> CenteredDepthwiseWeights(const uint8_t* w, bool w_signed, const int32_t* w_zero_point, int64_t M,
+                                            int64_t taps);
 
 // acc[m] = fma(w[t * M + m], x[t][m], acc[m]) for t < taps in order, for m < M (acc holds the start).
 void DepthwiseTapsF32(const float* const* x, const float* w, int64_t taps, int64_t M, float* acc);

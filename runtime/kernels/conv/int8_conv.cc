@@ -71,6 +71,11 @@ PackedInt8ConvWeights PackInt8ConvWeights(const Tensor& w, const std::vector<int
     packed.groups[static_cast<size_t>(g)].Pack(rows, w.dtype() == DataType::kInt8, K, per_group, K, true, zp.data(),
                                                BestInt8Isa());
   }
+  if (channels == 1 && group > 1 && taps <= kMaxExactDepthwiseTaps) {
+    std::vector<int32_t> all(static_cast<size_t>(M));
+    for (int64_t m = 0; m < M; ++m) all[static_cast<size_t>(m)] = w_zero_points[w_zero_points.size() == 1 ? 0 : static_cast<size_t>(m)];
+    packed.depthwise = CenteredDepthwiseWeights(bytes, w.dtype() == DataType::kInt8, all.data(), M, taps);
+  }
   return packed;
 }
 
@@ -89,9 +94,11 @@ void Int8Conv(const Tensor& x, int32_t x_zero_point, const Tensor& w, const std:
     std::vector<int32_t> zp(static_cast<size_t>(geometry.out_channels));
     for (size_t m = 0; m < zp.size(); ++m) zp[m] = w_zero_points.size() == 1 ? w_zero_points[0] : w_zero_points[m];
     if (geometry.channels_last) {
+      const bool centered = packed != nullptr && !packed->depthwise.empty() && packed->w_shape == w.shape();
       Int8DepthwiseConvNhwc(static_cast<const uint8_t*>(x.raw()), x.dtype() == DataType::kInt8, x_zero_point,
                             static_cast<const uint8_t*>(w.raw()), w.dtype() == DataType::kInt8, zp.data(), geometry,
-                            bias, out, multiplier, y_zero_point, y.raw(), float_bias, finish);
+                            bias, out, multiplier, y_zero_point, y.raw(), float_bias, finish,
+                            centered ? packed->depthwise.data() : nullptr);
     } else {
       Int8DepthwiseConv(static_cast<const uint8_t*>(x.raw()), x.dtype() == DataType::kInt8, x_zero_point,
                         static_cast<const uint8_t*>(w.raw()), w.dtype() == DataType::kInt8, zp.data(), geometry, bias,

@@ -20,6 +20,9 @@ struct PackedInt8ConvWeights {
   // true (channels-last, for 4 or more channels per group), else c * kernel points + t.
   bool channels_last = false;
   std::vector<PackedInt8B> groups;
+  // Depthwise weights (one input channel a group, at most kMaxExactDepthwiseTaps taps): w - w_zero_point as
+  // float, taps major (CenteredDepthwiseWeights); else empty.
+  std::vector<float> depthwise;
 };
 
 // w is uint8/int8 [M, C/group, k1..kn]; w_zero_points holds 1 or M values. channels_last_input packs
