@@ -34,7 +34,7 @@ void ConvTransposeTiling(const float* x, const float* w, const float* bias, int6
   // One block's products a thread (not zero-filled: the GEMM writes every value read).
   const int64_t per_thread = rows_out * rows * wd;
   const std::unique_ptr<float[]> col_buffer(new float[static_cast<size_t>(per_thread * threads)]);
-#pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (threads > 1)
+#pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1)
   for (int64_t u = 0; u < units; ++u) {
     const int64_t block = u % blocks, grp = (u / blocks) % group, n = u / (blocks * group);
     const int64_t i0 = block * rows, i1 = std::min(h, i0 + rows), cols = (i1 - i0) * wd;

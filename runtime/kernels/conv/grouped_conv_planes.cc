@@ -169,7 +169,7 @@ void GroupedConvPlanesF32(const float* x, const std::vector<PackedF32B>& packed,
       offsets[t] = ((phase * planes.rows + dh / planes.SH) * planes.Wv + dw / planes.SW) * kCg;
     }
   }
-#pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (threads > 1)
+#pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1)
   for (int64_t u = 0; u < units; ++u) {
     const int64_t part = u % parts, block = u / parts, n = block / blocks;
     const int64_t oh0 = block % blocks * block_rows, oh1 = std::min(OH, oh0 + block_rows);
@@ -186,10 +186,10 @@ void GroupedConvPlanesF32(const float* x, const std::vector<PackedF32B>& packed,
     d.clamp = epi.clamp;
     d.lo = epi.lo;
     d.hi = epi.hi;
-    // The input rows of the block this thread likely takes next (an image's rows are one range of x), fetched into
+    // The input rows of the block this thread takes next (an image's rows are one range of x), fetched into
     // L2 a share after each group's tiles: the copy then reads them from L2 (RegNet's first grouped convolution,
     // 8 x 112 x 112 x 64 inputs at stride 2, waited on memory for a third of its time).
-    const int64_t next = u + threads, next_block = next / parts;
+    const int64_t next = u + 1, next_block = next / parts;  // the thread's units are contiguous
     const char* ahead = nullptr;
     int64_t ahead_bytes = 0;
     if (next < units && next_block != block) {

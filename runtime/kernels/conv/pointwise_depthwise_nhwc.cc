@@ -128,7 +128,7 @@ void PointwiseDepthwiseNhwcF32(const float* x, int64_t C, const PointwiseStage& 
       if (pb[i].epilogue.col_bias != nullptr) pb[i].epilogue.col_bias += first[i];
     }
     const int64_t units = g.batch * count;
-#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
+#pragma omp parallel for schedule(static) num_threads(threads)
     for (int64_t u = 0; u < units; ++u) {
       const int64_t n = u / count;
       const size_t b = static_cast<size_t>(u % count);
@@ -152,7 +152,7 @@ void PointwiseDepthwiseNhwcF32(const float* x, int64_t C, const PointwiseStage& 
     const Output out{y, l.E, nullptr};
     RunBlock(x, *pw.w, pw, dw, l, n, l.OH * b / row_blocks, l.OH * (b + 1) / row_blocks, ring, out);
   };
-#pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (threads > 1 && units > 1)
+#pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1 && units > 1)
   for (int64_t u = 0; u < units; ++u) {
     thread_local std::vector<float> ring;  // kept from run to run
     if (ring.size() < ring_floats) ring.resize(ring_floats);

@@ -300,7 +300,7 @@ void RunProblem(const Problem& p, bool pack) {
     RunShare(p, pack, split, 0);
     return;
   }
-#pragma omp parallel for schedule(dynamic, 1) num_threads(std::min(threads, shares))
+#pragma omp parallel for schedule(static) num_threads(std::min(threads, shares))
   for (int s = 0; s < shares; ++s) RunShare(p, pack, split, s);
 }
 

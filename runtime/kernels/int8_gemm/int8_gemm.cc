@@ -284,9 +284,9 @@ void Int8Gemm(const Int8GemmA& a, const PackedInt8B& b, const Int8GemmOut& out) 
     return;
   }
   // Threads share rows when A is the larger operand (each then reads all of B and its own rows of A), else
-  // panels (each reads all of A and its own panels of B); in units of equal size, kUnitsPerThread per
-  // thread, taken in turn. Units of 48 rows x 4 panels taken in a static order gave one thread twice the
-  // other's work when the panels were not a multiple of 8 (144 columns: 1.13x on two threads).
+  // panels (each reads all of A and its own panels of B); in units of equal size (whole tiles of rows, whole
+  // panels), kUnitsPerThread per thread. (Units of a fixed 48 rows x 4 panels gave one thread twice the other's
+  // work when the panels were not a multiple of 8: 144 columns, 1.13x on two threads.)
   const int64_t panels = b.panels();
   const bool by_rows = M >= N || panels < threads;
   const int64_t quanta = (M + kRowQuantum - 1) / kRowQuantum;  // row blocks of whole tiles
@@ -297,7 +297,7 @@ void Int8Gemm(const Int8GemmA& a, const PackedInt8B& b, const Int8GemmOut& out) 
   {
 #pragma omp for schedule(static)
     for (int t = 0; t < threads; ++t) pack_rows(M * t / threads, M * (t + 1) / threads);
-#pragma omp for schedule(dynamic, 1)
+#pragma omp for schedule(static)
     for (int64_t u = 0; u < units; ++u) {
       // Rows [r0, r1) (whole tiles but the last) and panels [p0, p1) of unit u.
       const int64_t r0 = by_rows ? std::min(M, quanta * u / units * kRowQuantum) : 0;

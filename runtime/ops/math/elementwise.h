@@ -237,7 +237,7 @@ inline int ElementwiseThreads(int64_t n) {
 }
 
 // f(begin, end) over [0, n) in contiguous chunks of whole blocks of `block` elements: one chunk, or
-// kUnitsPerThread per thread taken in turn by the threads.
+// kUnitsPerThread per thread.
 template <class F>
 void ForEachChunk(int64_t n, int64_t block, int threads, const F& f) {
   if (threads <= 1) {
@@ -246,7 +246,7 @@ void ForEachChunk(int64_t n, int64_t block, int threads, const F& f) {
   }
   const int64_t blocks = (n + block - 1) / block;
   const int chunks = threads * kUnitsPerThread;
-#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
+#pragma omp parallel for schedule(static) num_threads(threads)
   for (int t = 0; t < chunks; ++t) {
     const int64_t b0 = blocks * t / chunks, b1 = blocks * (t + 1) / chunks;
     const int64_t begin = b0 * block, end = b1 * block < n ? b1 * block : n;

@@ -170,7 +170,7 @@ void ConvNhwc(const ConvGeometry& g, const T* x, const T* w, const NhwcWeights<T
     int64_t block = std::max<int64_t>(64, (int64_t{1} << 16) / M);
     if (threads > 1) block = std::min(block, std::max<int64_t>(2 * kF32TileRows, ItemsPerUnit(rows, threads)));
     const int64_t blocks = (rows + block - 1) / block;
-#pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (threads > 1)
+#pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1)
     for (int64_t b = 0; b < blocks; ++b) {
       const int64_t r0 = b * block, r1 = std::min(rows, r0 + block);
       gemm(0, r1 - r0, x + r0 * C, C, y + r0 * M);
@@ -221,7 +221,7 @@ void ConvNhwc(const ConvGeometry& g, const T* x, const T* w, const NhwcWeights<T
             // The slice's rows by all threads, in parts of positions: written by one thread, the others waited
             // (the copies are 1.5% of FCN's time on one thread, in perf).
             const int64_t parts = threads > 1 ? int64_t{threads} * kUnitsPerThread : 1;
-#pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (threads > 1)
+#pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1)
             for (int64_t q = 0; q < parts; ++q) {
               const int64_t a = p0 + (p1 - p0) * q / parts, b = p0 + (p1 - p0) * (q + 1) / parts;
               if (a < b) Im2RowNhwcSlice(x + n * in_size * C, C, g.window, a, b, k0, k1, rows + (a - p0) * (k1 - k0));
@@ -257,7 +257,7 @@ void ConvNhwc(const ConvGeometry& g, const T* x, const T* w, const NhwcWeights<T
     for (int64_t u = 0; u < units; ++u) run(u, rows);
     return;
   }
-#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
+#pragma omp parallel for schedule(static) num_threads(threads)
   for (int64_t u = 0; u < units; ++u) {
     thread_local std::vector<T> rows;
     run(u, GrowTo(rows, lines * OW * row_len));

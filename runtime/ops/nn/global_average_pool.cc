@@ -63,7 +63,7 @@ Tensor GlobalAveragePoolTyped(const Tensor& x, bool channels_last) {
     // on one of the two alone and 0.077 on one thread.
     const int64_t batch = x.dim(0), S = SizeOfRange(x.shape(), 1, x.rank() - 1), C = x.dim(x.rank() - 1);
     const int image_threads = batch > 1 ? threads : 1;
-#pragma omp parallel for schedule(dynamic, 1) num_threads(image_threads) if (image_threads > 1)
+#pragma omp parallel for schedule(static) num_threads(image_threads) if (image_threads > 1)
     for (int64_t n = 0; n < batch; ++n) {
       if constexpr (std::is_same<T, float>::value) {
         if (avx2) {

@@ -138,7 +138,7 @@ void GatherNearest(const S* in, S* out, const Shape& out_shape, const std::vecto
   const int threads = ThreadsForWork(rows * width * run, kParallelValues);
   const int64_t per_unit = ItemsPerUnit(rows, threads);
   const int64_t units = (rows + per_unit - 1) / per_unit;
-#pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (threads > 1)
+#pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1)
   for (int64_t u = 0; u < units; ++u) {
     const int64_t r0 = u * per_unit, r1 = std::min(rows, r0 + per_unit);
     std::vector<int64_t> index(rank - 1, 0);

@@ -59,12 +59,12 @@ class Transpose : public Kernel {
       const int threads = ElementwiseThreads(outer * rows * cols);
       if (outer == 1 && threads > 1 && (elem == 1 || elem == 2 || elem == 4 || elem == 8)) {
         const int64_t parts = int64_t{threads} * kUnitsPerThread;
-#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
+#pragma omp parallel for schedule(static) num_threads(threads)
         for (int64_t q = 0; q < parts; ++q) {
           Transpose2DColumns(src, rows, cols, elem, cols * q / parts, cols * (q + 1) / parts, dst, rows);
         }
       } else {
-#pragma omp parallel for schedule(dynamic, 1) num_threads(threads) if (threads > 1 && outer > 1)
+#pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1 && outer > 1)
         for (int64_t o = 0; o < outer; ++o) {
           Transpose2D(src + o * rows * cols * elem, rows, cols, elem, dst + o * rows * cols * elem, rows);
         }
