@@ -215,6 +215,11 @@ class Runner:
         self.a = a
         self.zoo = common.zoo_dir()
         self.ptq = os.path.abspath(a.ptq)
+        probe = a.core_probe
+        if probe is None:
+            probe = os.path.join(os.path.dirname(self.ptq), "tests", "ptq_core_latency_bench")
+            probe = probe if os.access(probe, os.X_OK) else ""
+        self.core_probe = probe
         if not os.path.exists(self.ptq):
             sys.exit(f"ptq binary not found: {self.ptq} (build: cmake --build build -j2 --target ptq)")
         r = subprocess.run([self.ptq, "--version"], capture_output=True, text=True)
@@ -464,11 +469,14 @@ class Runner:
                             cmd = ["node", os.path.join(common.REPO, "scripts", "ort", "ort_bench.js"), models[kind],
                                    bdir, str(t), str(self.a.lat_seconds)]
                         log = os.path.join(w, key.replace("/", "_") + ".log")
-                        common.log(f"  latency {model} {key}")
+                        # The machine's state for this run: how fast a cache line goes between two cores (a VM's
+                        # vCPUs move between L3 caches; tests/bench/core_latency_bench.cc).
+                        trip = self.core_round_trip() if t > 1 else None
+                        common.log(f"  latency {model} {key}" + (f" (core round trip {trip:.0f} ns)" if trip else ""))
                         rc, dt, text = common.run_cmd(cmd, log, self.a.timeout, env=self.env)
                         js = [ln for ln in text.splitlines() if ln.startswith("{")]
                         if rc == 0 and js:
-                            samples.setdefault(key, []).append(json.loads(js[-1]))
+                            samples.setdefault(key, []).append(dict(json.loads(js[-1]), round_trip_ns=trip))
                         else:
                             errors[key] = self.fail_text(rc, text, self.a.timeout)
                 for key, js in samples.items():
@@ -478,11 +486,24 @@ class Runner:
                                         "fastest_median_ms": min(j["median_ms"] for j in js),
                                         "min_ms": min(j["min_ms"] for j in js),
                                         "runs": sum(j["runs"] for j in js), "pairs": len(js)}
+                    if any(j["round_trip_ns"] is not None for j in js):
+                        res["runs"][key]["rounds"] = [{"median_ms": j["median_ms"], "round_trip_ns": j["round_trip_ns"]}
+                                                      for j in js]
                 partial = dict(res, errors=errors, status="partial")
                 write_json(self.result_path(model, "latency"), partial)
         res["errors"] = errors
         res["seconds_per_measurement"] = self.a.lat_seconds
         return res
+
+    def core_round_trip(self):
+        """The core probe's round trip in ns, or None (no probe, or it failed)."""
+        if not self.core_probe:
+            return None
+        try:
+            out = subprocess.run([self.core_probe], capture_output=True, text=True, timeout=60).stdout
+            return float(json.loads(out.strip().splitlines()[-1])["round_trip_ns"])
+        except (OSError, ValueError, KeyError, IndexError, subprocess.TimeoutExpired):
+            return None
 
     # -----------------------------------------------------------------------------------------------
 
@@ -617,6 +638,10 @@ def main():
     ap.add_argument("--lat-pairs", type=int, default=1,
                     help="rounds in which every measurement of a batch size and thread count (ptq and ONNX Runtime, "
                          "each model form) is taken in turn (medians of their medians)")
+    ap.add_argument("--core-probe", default=None,
+                    help="program printing {\"round_trip_ns\": ...} for two cores, run before each timed run on more "
+                         "than one thread and recorded with it (default: tests/ptq_core_latency_bench beside --ptq, "
+                         "when built; '' for none)")
     ap.add_argument("--list", action="store_true", help="list the models and cached results, then exit")
     a = ap.parse_args()
     avail = available_models()
