@@ -8,7 +8,6 @@
 #include <vector>
 
 #include "runtime/cpu_features.h"
-#include "runtime/kernels/conv/depthwise_conv.h"
 #include "runtime/kernels/conv/depthwise_nhwc_interior.h"
 #include "runtime/kernels/grow_only.h"
 #include "runtime/kernels/shared_zeros.h"

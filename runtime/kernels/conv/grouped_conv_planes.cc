@@ -1,5 +1,5 @@
 // GroupedConvPlanesF32: blocks of output rows whose input rows are copied into per-group planes by stride phase,
-// then tiles of 12 output positions x 16 output channels in zmm registers, each tap read at immediate offsets.
+// then tiles of up to 16 output positions x 16 output channels in zmm registers, each tap read at immediate offsets.
 #include "runtime/kernels/conv/grouped_conv_planes.h"
 
 #include <omp.h>

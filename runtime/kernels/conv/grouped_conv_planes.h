@@ -21,10 +21,10 @@ bool GroupedConvPlanesApplies(const ConvGeometry& g);
 // group] matrix in Im2RowNhwc's order; epi, finish), with the same bits: every output is the GEMM's sum over
 // Im2RowNhwc's row in order k = tap * 16 + c, zeros outside the image included, then epi. Each block of output
 // rows copies the input rows it reads, group by group, into planes [phase][plane row][plane column][16] (phase: the
-// row and column of the window's start modulo the stride; zeros for the padding), so that output position q of the
-// block (q = row * Wv + column, Wv columns a plane row, the last Wv - OW of them computed and dropped) reads tap
-// (kh, kw) at plane index q + a fixed offset of the tap. A tile of 12 positions then reads its 12 x 144 inputs (3 x
-// 3 window) at immediate offsets from one pointer a tap, where ConvNhwcDirectF32 loads 12 pointers a tap.
+// row and column of the window's start modulo the stride; zeros for the padding), so that output position (i, j) of
+// the block (Wv columns a plane row: OW and the window's reach) reads tap (kh, kw) at plane index i * Wv + j + a
+// fixed offset of the tap. A tile of up to 16 positions of one output row then reads its inputs (16 x 144 for a 3 x
+// 3 window) at immediate offsets from one pointer a tap, where ConvNhwcDirectF32 loads a pointer a position and tap.
 // REQUIRES: GroupedConvPlanesApplies(g).
 void GroupedConvPlanesF32(const float* x, const std::vector<PackedF32B>& packed, const ConvGeometry& g,
                           const GemmEpilogue<float>& epi, float* y, const FloatRowFinish* finish = nullptr);

@@ -73,7 +73,7 @@ PackedInt8ConvWeights PackInt8ConvWeights(const Tensor& w, const std::vector<int
   }
   if (channels == 1 && group > 1 && taps <= kMaxExactDepthwiseTaps) {
     std::vector<int32_t> all(static_cast<size_t>(M));
-    for (int64_t m = 0; m < M; ++m) all[static_cast<size_t>(m)] = w_zero_points[w_zero_points.size() == 1 ? 0 : static_cast<size_t>(m)];
+    for (size_t m = 0; m < all.size(); ++m) all[m] = w_zero_points[w_zero_points.size() == 1 ? 0 : m];
     packed.depthwise = CenteredDepthwiseWeights(bytes, w.dtype() == DataType::kInt8, all.data(), M, taps);
   }
   return packed;

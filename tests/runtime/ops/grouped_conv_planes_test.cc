@@ -52,12 +52,12 @@ std::vector<float> Reference(const ConvGeometry& g, const std::vector<float>& x,
   return want;
 }
 
-// RegNet's shapes (3 x 3, stride 1 and 2, 4 to 20 groups, 7 to 56 wide) and random ones: kernels 1 x 1 to 4 x 4
+// RegNet's shapes (3 x 3, stride 1 and 2, 4 to 49 groups, 7 to 112 wide) and random ones: kernels 1 x 1 to 4 x 4
 // (16 taps, the most), 1 x 3 and 3 x 1; strides 1 to 3 on each axis; dilations 1 to 2; pads 0 to 2 on each side;
 // widths of 1 to 40 output positions (rows of 1 to 3 tiles of 1 to 16 positions); 16 to 48 output channels a
 // group (1 to 3 panels); batches 1 and 2; with or without bias, residual and clamp. An infinite weight makes the
-// taps in the padding NaN, as the reference's zeros times it do (the planes' zeros are multiplied, not skipped). One and three threads (blocks of rows and
-// parts of the groups between threads), and a finishing step.
+// taps in the padding NaN, as the reference's zeros times it do (the planes' zeros are multiplied, not skipped).
+// One and three threads (blocks of rows and parts of the groups between threads), and a finishing step.
 TEST(GroupedConvPlanesTest, HasTheBitsOfIm2RowTimesPackedWeights) {
   if (!GetCpuFeatures().avx512f) GTEST_SKIP() << "the planes kernel needs AVX-512F";
   std::mt19937 rng(47);
@@ -106,12 +106,16 @@ TEST(GroupedConvPlanesTest, HasTheBitsOfIm2RowTimesPackedWeights) {
     const int64_t P = g.window.output[0] * g.window.output[1];
     const std::vector<float> x = Random(rng, c.batch * c.input[0] * c.input[1] * C);
     std::vector<float> w = Random(rng, M * K);
-    if (infinite) w[static_cast<size_t>((pick(0, M - 1) * 16 + pick(0, 15)) * T)] = std::numeric_limits<float>::infinity();
+    if (infinite) {
+      w[static_cast<size_t>((pick(0, M - 1) * 16 + pick(0, 15)) * T)] = std::numeric_limits<float>::infinity();
+    }
     const std::vector<float> bias = Random(rng, M), z = Random(rng, c.batch * P * M);
     std::vector<float> wt(w.size());
     PackConvWeightsNhwc(w.data(), M, int64_t{16}, T, c.group, wt.data());
     std::vector<PackedF32B> packed;
-    for (int64_t grp = 0; grp < c.group; ++grp) packed.push_back(PackF32B(false, K, c.mg, wt.data() + grp * K * c.mg, c.mg));
+    for (int64_t grp = 0; grp < c.group; ++grp) {
+      packed.push_back(PackF32B(false, K, c.mg, wt.data() + grp * K * c.mg, c.mg));
+    }
     GemmEpilogue<float> epi;
     epi.col_bias = i % 4 == 3 ? nullptr : bias.data();
     epi.sum = i % 2 == 0 ? z.data() : nullptr;
