@@ -149,17 +149,23 @@ void GroupedConvPlanesF32(const float* x, const std::vector<PackedF32B>& packed,
   const int64_t mg = g.out_channels_per_group(), P = OH * OW, panels = mg / kPanel;
   const int threads = ThreadsForWork(g.batch * P * kCg * T * M, int64_t{1} << 19);
   // Units of work: (image, block of output rows, part of the groups). Blocks of about kBlockPositions positions,
-  // fewer rows when threads share them (kUnitsPerThread units a thread), and the groups split when there are
+  // an image's rows split evenly; on several threads at least kUnitsPerThread blocks a thread and, where they can
+  // be, a multiple of the threads in number (each thread takes a contiguous run of units: blocks of unequal size or
+  // one left over keep the other waiting, as they did the direct convolution's); the groups split when there are
   // still too few blocks (the 7 x 7 rows of RegNet's last stage at batch 1). With `finish`, a unit does every
   // group of its rows (finish runs on whole rows of outputs).
-  int64_t block_rows = std::min(OH, (kBlockPositions + OW - 1) / OW);
-  if (threads > 1) block_rows = std::max<int64_t>(1, std::min(block_rows, ItemsPerUnit(OH * g.batch, threads)));
-  const int64_t blocks = (OH + block_rows - 1) / block_rows;
+  int64_t blocks = (OH + (kBlockPositions + OW - 1) / OW - 1) / ((kBlockPositions + OW - 1) / OW);
+  if (threads > 1) {
+    blocks = std::max(blocks, std::min(OH, (int64_t{threads} * kUnitsPerThread + g.batch - 1) / g.batch));
+    while (g.batch * blocks % threads != 0 && blocks < OH) ++blocks;
+  }
   const int64_t wanted = threads > 1 ? int64_t{threads} * kUnitsPerThread : 1;
   const int64_t parts =
       finish != nullptr ? 1 : std::min(G, (wanted + g.batch * blocks - 1) / (g.batch * blocks));
   const int64_t units = g.batch * blocks * parts;
-  const Planes planes = PlanesOf(w, block_rows);
+  // Block b of an image: output rows [OH * b / blocks, OH * (b + 1) / blocks).
+  auto block_begin = [OH, blocks](int64_t b) { return OH * b / blocks; };
+  const Planes planes = PlanesOf(w, (OH + blocks - 1) / blocks);
   const int64_t row_tiles = (OW + kTileRows - 1) / kTileRows;  // an output row in tiles of (nearly) equal sizes
   int64_t offsets[kMaxTaps];
   for (int64_t kh = 0, t = 0; kh < KH; ++kh) {
@@ -172,7 +178,7 @@ void GroupedConvPlanesF32(const float* x, const std::vector<PackedF32B>& packed,
 #pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1)
   for (int64_t u = 0; u < units; ++u) {
     const int64_t part = u % parts, block = u / parts, n = block / blocks;
-    const int64_t oh0 = block % blocks * block_rows, oh1 = std::min(OH, oh0 + block_rows);
+    const int64_t oh0 = block_begin(block % blocks), oh1 = block_begin(block % blocks + 1);
     const int64_t g0 = G * part / parts, g1 = G * (part + 1) / parts;
     thread_local AlignedVector<float> buffer;
     const size_t floats = static_cast<size_t>((g1 - g0) * planes.GroupFloats());
@@ -193,7 +199,7 @@ void GroupedConvPlanesF32(const float* x, const std::vector<PackedF32B>& packed,
     const char* ahead = nullptr;
     int64_t ahead_bytes = 0;
     if (next < units && next_block != block) {
-      const int64_t nn = next_block / blocks, nh0 = next_block % blocks * block_rows;
+      const int64_t nn = next_block / blocks, nh0 = block_begin(next_block % blocks);
       const int64_t ih0 = std::max<int64_t>(0, nh0 * planes.SH - w.pads_begin[0]);
       const int64_t ih1 = std::min<int64_t>(H, (nh0 + planes.rows) * planes.SH - w.pads_begin[0]);
       if (ih1 > ih0) {
