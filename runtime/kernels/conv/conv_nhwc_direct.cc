@@ -9,6 +9,7 @@
 #include <cstdlib>
 
 #include "runtime/cpu_features.h"
+#include "runtime/kernels/conv/conv_store_512.h"
 #include "runtime/kernels/gemm_f32/gemm_f32_tile.h"
 #include "runtime/threading.h"
 
@@ -169,7 +170,6 @@ constexpr TileFn kTiles[2][kRows] = {
 // broadcasts, not the products, bounded the one-panel tiles of ResNet-50's 3 x 3s at 72% of Zen 4's peak).
 template <int kR, int kV>
 PTQ_AVX512 void Tile512(const DirectTile& d) {
-  constexpr __mmask16 kAll = 0xFFFF;  // _mask_ forms: see Exp512 in silu_f32.cc
   __m512 acc[kR][kV];
 #pragma GCC unroll 16
   for (int r = 0; r < kR; ++r) {
@@ -210,13 +210,8 @@ PTQ_AVX512 void Tile512(const DirectTile& d) {
       float* out = d.y + r * d.ldy + 16 * v;
       __m512 x = acc[r][v];
       if (!d.first) x = _mm512_add_ps(x, _mm512_loadu_ps(out));
-      if (col_bias != nullptr) x = _mm512_add_ps(x, _mm512_loadu_ps(col_bias + 16 * v));
-      if (sum != nullptr) x = _mm512_add_ps(x, _mm512_loadu_ps(sum + r * d.ld_sum + 16 * v));
-      if (clamp) {  // Tile's vmaxps(lo, x), then vminps(hi, x)
-        x = _mm512_mask_max_ps(x, kAll, lo, x);
-        x = _mm512_mask_min_ps(x, kAll, hi, x);
-      }
-      _mm512_storeu_ps(out, x);
+      StoreConv512(x, col_bias != nullptr ? col_bias + 16 * v : nullptr,
+                   sum != nullptr ? sum + r * d.ld_sum + 16 * v : nullptr, clamp, lo, hi, out);
     }
   }
 }

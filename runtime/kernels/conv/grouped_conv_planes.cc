@@ -8,6 +8,7 @@
 #include <cstdlib>
 
 #include "runtime/cpu_features.h"
+#include "runtime/kernels/conv/conv_store_512.h"
 #include "runtime/kernels/aligned_vector.h"
 #include "runtime/threading.h"
 
@@ -101,12 +102,11 @@ struct PlanesTile {
   float lo, hi;
 };
 
-// acc = fma(A(r, k), B(k, n), acc) for k = t * 16 + c increasing from +0, then Tile512's store of the GEMM's one K
-// block (conv_nhwc_direct.cc): + col_bias, + sum, clamp. The same operations on every output as the GEMM over
+// acc = fma(A(r, k), B(k, n), acc) for k = t * 16 + c increasing from +0, then the GEMM's store of its one K block
+// (StoreConv512: + col_bias, + sum, clamp). The same operations on every output as the GEMM over
 // Im2RowNhwc's rows, so the same bits.
 template <int kR>
 PTQ_AVX512 void Tile(const PlanesTile& d) {
-  constexpr __mmask16 kAll = 0xFFFF;  // _mask_ forms: see Exp512 in silu_f32.cc
   __m512 acc[kR];
 #pragma GCC unroll 16
   for (int r = 0; r < kR; ++r) acc[r] = _mm512_setzero_ps();
@@ -121,17 +121,10 @@ PTQ_AVX512 void Tile(const PlanesTile& d) {
     }
   }
   const __m512 lo = _mm512_set1_ps(d.lo), hi = _mm512_set1_ps(d.hi);
-  const __m512 bias = d.col_bias != nullptr ? _mm512_loadu_ps(d.col_bias) : _mm512_setzero_ps();
 #pragma GCC unroll 16
   for (int r = 0; r < kR; ++r) {
-    __m512 x = acc[r];
-    if (d.col_bias != nullptr) x = _mm512_add_ps(x, bias);
-    if (d.sum != nullptr) x = _mm512_add_ps(x, _mm512_loadu_ps(d.sum + r * d.ld_sum));
-    if (d.clamp) {
-      x = _mm512_mask_max_ps(x, kAll, lo, x);
-      x = _mm512_mask_min_ps(x, kAll, hi, x);
-    }
-    _mm512_storeu_ps(d.y + r * d.ldy, x);
+    StoreConv512(acc[r], d.col_bias, d.sum != nullptr ? d.sum + r * d.ld_sum : nullptr, d.clamp, lo, hi,
+                 d.y + r * d.ldy);
   }
 }
 
