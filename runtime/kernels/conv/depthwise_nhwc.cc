@@ -50,32 +50,35 @@ const T* ChannelsPerOutput(const T* image, const NhwcLayout& l, std::vector<T>& 
   return expanded.data();
 }
 
-// f(oh) for every output row of one image, shared between the threads when the work is large enough.
+// f(begin, end) for ranges of one image's output positions (oh * OW + ow) covering them all: one range, or
+// kUnitsPerThread ranges per thread of nearly equal size when the work is large enough. (Whole rows a thread left
+// the threads unequal where the rows are few: PP-OCR rec's 5 x 5s of 3 output rows took 2 rows and 1, 1.45x on
+// two threads.) Each range converts the input rows it reads itself: with four blocks of rows a thread,
+// MobileNetV2's 7 x 7 and 14 x 14 depthwise layers at batch 1 converted 3 and 2 times the rows of one thread.
+// (Converting each row once and sharing them between the threads was slower: each thread read half of its rows
+// from the other's cache, 14 x 14 x 576 in 0.11 ms instead of 0.056.)
 template <class F>
-void ForEachRow(const NhwcLayout& l, F f) {
+void ForEachPositionRange(const NhwcLayout& l, F f) {
   const int threads = ThreadsForWork(l.OH * l.OW * l.taps() * l.M, kParallelMacs);
+  const int64_t positions = l.OH * l.OW;
+  const int64_t units = threads == 1 ? 1 : std::min<int64_t>(positions, int64_t{threads} * kUnitsPerThread);
 #pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1)
-  for (int64_t oh = 0; oh < l.OH; ++oh) f(oh);
+  for (int64_t u = 0; u < units; ++u) f(positions * u / units, positions * (u + 1) / units);
 }
 
-// f(begin, end) for blocks of consecutive output rows of one image covering them all: one block, or
-// kUnitsPerThread blocks per thread when the work is large enough. Each block converts the input rows it reads
-// itself: with four blocks a thread, MobileNetV2's 7 x 7 and 14 x 14 depthwise layers at batch 1 converted 3 and
-// 2 times the rows of one thread. (Converting each row once and sharing them between the threads was slower:
-// each thread read half of its rows from the other's cache, 14 x 14 x 576 in 0.11 ms instead of 0.056.)
+// f(oh, begin, end) for the columns [begin, end) of each output row oh that the positions [p_begin, p_end) cover,
+// in order.
 template <class F>
-void ForEachRowBlock(const NhwcLayout& l, F f) {
-  const int threads = ThreadsForWork(l.OH * l.OW * l.taps() * l.M, kParallelMacs);
-  const int64_t rows = threads == 1 ? l.OH : std::max<int64_t>(1, ItemsPerUnit(l.OH, threads));
-  const int64_t blocks = (l.OH + rows - 1) / rows;
-#pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1)
-  for (int64_t b = 0; b < blocks; ++b) f(b * rows, std::min(l.OH, (b + 1) * rows));
+void ForEachRowPart(const NhwcLayout& l, int64_t p_begin, int64_t p_end, F f) {
+  for (int64_t oh = p_begin / l.OW; oh * l.OW < p_end; ++oh) {
+    f(oh, std::max<int64_t>(0, p_begin - oh * l.OW), std::min(l.OW, p_end - oh * l.OW));
+  }
 }
 
 // f(n) for every image of the batch: with a multiple of the threads' count of images (and work enough to share),
 // a contiguous range of whole images a thread, as the GEMMs around a depthwise layer share their rows
 // (EfficientNet-B0 int8 at batch 8 split every image's rows between the threads instead, so each read half of its
-// rows from the other's cache); else one image at a time, whose rows f shares (ForEachRow, ForEachRowBlock).
+// rows from the other's cache); else one image at a time, whose positions f shares (ForEachPositionRange).
 template <class F>
 void ForEachImage(const NhwcLayout& l, int64_t batch, F f) {
   const int threads = ThreadsForWork(batch * l.OH * l.OW * l.taps() * l.M, kParallelMacs);
@@ -155,15 +158,16 @@ void DepthwiseNhwcRows<T>::Positions(const T* const* in_rows, int64_t begin, int
 }
 
 template <class T>
-void DepthwiseNhwcRows<T>::Run(const T* const* in_rows, T* yrow) const {
+void DepthwiseNhwcRows<T>::Run(const T* const* in_rows, T* yrow, int64_t begin, int64_t end) const {
   if constexpr (std::is_same<T, float>::value) {
-    if (interior_ && col_end_ > col_begin_ && KH_ * KW_ <= kMaxDepthwiseRowTaps) {
-      Positions(in_rows, 0, col_begin_, yrow);
+    const int64_t interior_begin = std::max(begin, col_begin_), interior_end = std::min(end, col_end_);
+    if (interior_ && interior_end > interior_begin && KH_ * KW_ <= kMaxDepthwiseRowTaps) {
+      Positions(in_rows, begin, interior_begin, yrow);
       // Where the interior columns' taps read: kernel rows outside the image read a row of padding values.
       const float* tap_x[kMaxDepthwiseRowTaps];
       for (int64_t kh = 0, t = 0; kh < KH_; ++kh) {
         const float* row = in_rows[kh] != nullptr ? in_rows[kh] : zeros_;
-        for (int64_t kw = 0; kw < KW_; ++kw, ++t) tap_x[t] = row + (col_begin_ * sw_ - pw_ + kw * dw_) * M_;
+        for (int64_t kw = 0; kw < KW_; ++kw, ++t) tap_x[t] = row + (interior_begin * sw_ - pw_ + kw * dw_) * M_;
       }
       DepthwiseInteriorRow r;
       r.tap_x = tap_x;
@@ -174,19 +178,19 @@ void DepthwiseNhwcRows<T>::Run(const T* const* in_rows, T* yrow) const {
       r.weights = weights();
       r.bias = bias_;
       r.channels = M_;
-      r.y = yrow + col_begin_ * M_;
-      r.count = col_end_ - col_begin_;
+      r.y = yrow + interior_begin * M_;
+      r.count = interior_end - interior_begin;
       r.clamp = activation_.clamp;
       r.lo = activation_.lo;
       r.hi = activation_.hi;
       DepthwiseInteriorRowF32(r);
-      Positions(in_rows, col_end_, OW_, yrow);
-      if (finish_row_ != nullptr) (*finish_row_)(yrow, OW_ * M_);
+      Positions(in_rows, interior_end, end, yrow);
+      if (finish_row_ != nullptr) (*finish_row_)(yrow + begin * M_, (end - begin) * M_);
       return;
     }
   }
-  Positions(in_rows, 0, OW_, yrow);
-  if (finish_row_ != nullptr) (*finish_row_)(yrow, OW_ * M_);
+  Positions(in_rows, begin, end, yrow);
+  if (finish_row_ != nullptr) (*finish_row_)(yrow + begin * M_, (end - begin) * M_);
 }
 
 template class DepthwiseNhwcRows<float>;
@@ -201,13 +205,15 @@ void DepthwiseConvNhwc(const T* x, const T* w, const T* bias, const ConvGeometry
     std::vector<T> expanded;
     const T* image = ChannelsPerOutput(x + n * l.H * l.W * l.C, l, expanded);
     T* yn = y + n * l.OH * l.OW * l.M;
-    ForEachRow(l, [&](int64_t oh) {
+    ForEachPositionRange(l, [&](int64_t p_begin, int64_t p_end) {
       std::vector<const T*> in_rows(static_cast<size_t>(l.KH));
-      for (int64_t kh = 0; kh < l.KH; ++kh) {
-        const int64_t ih = rows.InputRow(oh, kh);
-        in_rows[static_cast<size_t>(kh)] = ih >= 0 && ih < l.H ? image + ih * l.W * l.M : nullptr;
-      }
-      rows.Run(in_rows.data(), yn + oh * l.OW * l.M);
+      ForEachRowPart(l, p_begin, p_end, [&](int64_t oh, int64_t begin, int64_t end) {
+        for (int64_t kh = 0; kh < l.KH; ++kh) {
+          const int64_t ih = rows.InputRow(oh, kh);
+          in_rows[static_cast<size_t>(kh)] = ih >= 0 && ih < l.H ? image + ih * l.W * l.M : nullptr;
+        }
+        rows.Run(in_rows.data(), yn + oh * l.OW * l.M, begin, end);
+      });
     });
   });
 }
@@ -247,21 +253,23 @@ void Int8DepthwiseConvNhwc(const uint8_t* x, bool x_signed, int32_t x_zero_point
   const int64_t elem = out == Int8Output::kInt32 || out == Int8Output::kFloat ? 4 : 1;
   const int64_t span = (l.KH - 1) * l.dh + 1;  // the input rows one output row reads
   const int64_t row_len = l.W * l.M;
-  // Output row oh of image n from its input rows (in_rows[kh], or nullptr outside the image) into acc (the
-  // thread's OW x M sums), then requantized into y.
-  auto output_row = [&](int64_t n, int64_t oh, const float* const* in_rows, float* acc) {
+  // Columns [begin, end) of output row oh of image n from its input rows (in_rows[kh], or nullptr outside the
+  // image) into acc (the thread's OW x M sums), then requantized into y.
+  auto output_row = [&](int64_t n, int64_t oh, int64_t begin, int64_t end, const float* const* in_rows, float* acc) {
     auto* yrow = static_cast<uint8_t*>(y) + (n * l.OH + oh) * l.OW * l.M * elem;
-    rows.Run(in_rows, acc);
-    for (int64_t ow = 0; ow < l.OW; ++ow) {
+    rows.Run(in_rows, acc, begin, end);
+    for (int64_t ow = begin; ow < end; ++ow) {
       RequantizeChannels(acc + ow * l.M, l.M, bias, multiplier, y_zero_point, out, yrow + ow * l.M * elem,
                          float_bias);
     }
-    if (finish != nullptr && out == Int8Output::kFloat) (*finish)(reinterpret_cast<float*>(yrow), l.OW * l.M);
+    if (finish != nullptr && out == Int8Output::kFloat) {
+      (*finish)(reinterpret_cast<float*>(yrow) + begin * l.M, (end - begin) * l.M);
+    }
   };
   ForEachImage(l, g.batch, [&](int64_t n) {
     std::vector<uint8_t> expanded;
     const uint8_t* image = ChannelsPerOutput(x + n * l.H * l.W * l.C, l, expanded);
-    ForEachRowBlock(l, [&](int64_t oh_begin, int64_t oh_end) {
+    ForEachPositionRange(l, [&](int64_t p_begin, int64_t p_end) {
       // Input row ih, converted once, is in slot ih % span of the ring while the output rows that read it run.
       // The ring and the accumulators are the thread's scratch, written before they are read (value-initialised
       // vectors per block were 0.9% of EfficientNet-B0 int8's samples, in memset).
@@ -270,7 +278,7 @@ void Int8DepthwiseConvNhwc(const uint8_t* x, bool x_signed, int32_t x_zero_point
       float* const acc = GrowTo(acc_scratch, l.OW * l.M);
       std::vector<int64_t> held(static_cast<size_t>(span), -1);
       std::vector<const float*> in_rows(static_cast<size_t>(l.KH));
-      for (int64_t oh = oh_begin; oh < oh_end; ++oh) {
+      ForEachRowPart(l, p_begin, p_end, [&](int64_t oh, int64_t begin, int64_t end) {
         for (int64_t kh = 0; kh < l.KH; ++kh) {
           const int64_t ih = rows.InputRow(oh, kh);
           if (ih < 0 || ih >= l.H) {
@@ -284,8 +292,8 @@ void Int8DepthwiseConvNhwc(const uint8_t* x, bool x_signed, int32_t x_zero_point
           }
           in_rows[static_cast<size_t>(kh)] = slot;
         }
-        output_row(n, oh, in_rows.data(), acc);
-      }
+        output_row(n, oh, begin, end, in_rows.data(), acc);
+      });
     });
   });
 }

@@ -38,7 +38,10 @@ class DepthwiseNhwcRows {
   int64_t kernel_rows() const { return KH_; }
   // Output row oh (its OW x M values) into yrow: in_rows[kh] points at input row InputRow(oh, kh) (W x M
   // values), or is nullptr where that row lies outside the image.
-  void Run(const T* const* in_rows, T* yrow) const;
+  void Run(const T* const* in_rows, T* yrow) const { Run(in_rows, yrow, 0, OW_); }
+  // Only the output columns [begin, end) of that row (yrow still points at the row's first position); finish_row
+  // then runs on their (end - begin) x M values.
+  void Run(const T* const* in_rows, T* yrow, int64_t begin, int64_t end) const;
 
  private:
   void Positions(const T* const* in_rows, int64_t begin, int64_t end, T* yrow) const;

@@ -17,12 +17,12 @@
 namespace ptq {
 namespace {
 
-// Images are shared out between threads when they hold at least this many multiply-adds in all,
+// Images are shared out between threads when they hold at least this much work in all (Int8GemmWork),
 // and none alone reaches kSplitGemmMacs (then each image's output lines are shared out instead).
 // The same bar as a GEMM split: below it, waking a second thread costs more than it saves, and on a
 // busy machine the wake-up can wait for a whole scheduler slice (measured: 16 ms for a 0.03 ms CNN).
-constexpr int64_t kParallelImagesMacs = int64_t{1} << 22;
-constexpr int64_t kSplitGemmMacs = int64_t{1} << 22;
+constexpr int64_t kParallelImagesMacs = kInt8ParallelWork;
+constexpr int64_t kSplitGemmMacs = kInt8ParallelWork;
 
 // Channels-last im2row (whole runs of taps x channels bytes) from this many channels per group on;
 // with fewer, channel-major rows copy longer runs.
@@ -255,7 +255,7 @@ void Int8Conv(const Tensor& x, int32_t x_zero_point, const Tensor& w, const std:
   // between the threads. Sharing each image of a batch of 8 by lines or groups instead kept one thread's
   // padding per image serial and woke the threads once per image: RegNet-Y-800MF int8 at batch 8 ran 1.1x
   // faster on two threads than on one (its 3-channel stem 1.0x, its grouped 3 x 3s 1.0-1.6x).
-  const int64_t macs_per_image = out_plane * K * M;
+  const int64_t macs_per_image = Int8GemmWork(out_plane, M, K, finish != nullptr);  // as the GEMM weighs it
   const int threads = InParallelRegion() ? 1 : omp_get_max_threads();
   if (threads > 1 && geometry.batch > 1 && geometry.batch * macs_per_image >= kParallelImagesMacs &&
       (macs_per_image < kSplitGemmMacs || geometry.batch % threads == 0)) {

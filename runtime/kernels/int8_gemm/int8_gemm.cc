@@ -16,9 +16,6 @@
 namespace ptq {
 namespace {
 
-// Below this many multiply-adds a GEMM runs on the calling thread: splitting a 1 x 768 x 768
-// product (0.6 M) costs more in thread wake-up than it saves.
-constexpr int64_t kParallelMacs = int64_t{1} << 22;
 // Threads' rows start at multiples of the tallest tile (6 rows).
 constexpr int64_t kRowQuantum = 6;
 
@@ -270,7 +267,7 @@ void Int8Gemm(const Int8GemmA& a, const PackedInt8B& b, const Int8GemmOut& out) 
   const int threads = InParallelRegion() ? 1 : omp_get_max_threads();
   const int64_t elem = out.type == Int8Output::kInt32 || out.type == Int8Output::kFloat ? 4 : 1;
   const FloatRowFinish* finish = out.type == Int8Output::kFloat ? out.finish : nullptr;
-  if (threads <= 1 || M * N * K < kParallelMacs) {
+  if (threads <= 1 || Int8GemmWork(M, N, K, finish != nullptr) < kInt8ParallelWork) {
     pack_rows(0, M);
     if (finish == nullptr) {
       run(base);
