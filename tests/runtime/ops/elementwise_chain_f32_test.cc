@@ -1,6 +1,7 @@
 // RunChainF32 gives every value the bits of its steps evaluated one by one (one IEEE operation each): hard-swish
 // chains as Paddle2ONNX writes them (x + 3 or 3 + x, Clip, x * t or t * x, / 6 or * (1 / 6)), PP-LCNetV3's chain
-// after its convolutions (a folded BatchNormalization, hard-swish, a learnable affine: 8 steps) and others, on
+// after its convolutions (a folded BatchNormalization, hard-swish, a learnable affine: 8 steps, run in registers)
+// and others, near misses of that form among them, on
 // special values (NaN, infinities, signed zeros, the clip's edges, subnormals), lengths around the blocks of 256
 // values, out of place and in place.
 #include <gtest/gtest.h>
@@ -83,6 +84,13 @@ TEST(ElementwiseChainF32, HardSwishAndOtherChainsHaveTheBitsOfTheirSteps) {
                     Step(ChainOp::kAdd, 2, K, 0.0f, 3.0f), Step(ChainOp::kClip, 3, K, 0.0f, 6.0f),
                     Step(ChainOp::kMul, 2, 4), Step(ChainOp::kDiv, 5, K, 0.0f, 6.0f),
                     Step(ChainOp::kMul, K, 6, 0.167519f), Step(ChainOp::kAdd, 7, K, 0.0f, 3.47004e-05f)});
+  // PP-OCRv4 det's plain affine (c + a * x); the same steps with the Add reading x instead of the product, and an
+  // affine whose hard-swish multiplies the clip by x rather than by the affine's value (not the fused forms).
+  chains.push_back({Step(ChainOp::kMul, 0, K, 0.0f, 0.731f), Step(ChainOp::kAdd, K, 1, -0.25f)});
+  chains.push_back({Step(ChainOp::kMul, 0, K, 0.0f, 0.731f), Step(ChainOp::kAdd, K, 0, -0.25f)});
+  chains.push_back({Step(ChainOp::kMul, K, 0, 1.38411f), Step(ChainOp::kAdd, 1, K, 0.0f, 0.586077f),
+                    Step(ChainOp::kAdd, 2, K, 0.0f, 3.0f), Step(ChainOp::kClip, 3, K, 0.0f, 6.0f),
+                    Step(ChainOp::kMul, 0, 4), Step(ChainOp::kDiv, 5, K, 0.0f, 6.0f)});
   std::mt19937 rng(5);
   for (size_t c = 0; c < chains.size(); ++c) {
     for (int64_t n : {0, 1, 15, 16, 17, 63, 64, 65, 255, 256, 257, 600}) {
