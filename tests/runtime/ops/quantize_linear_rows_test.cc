@@ -1,4 +1,4 @@
-// Tests of QuantizeLinear's vectorised loops (portable and AVX2 compilations) and of the op's
+// Tests of QuantizeLinear's vectorised loops (portable, AVX2 and, for 8 bits, AVX-512 compilations) and of the op's
 // per-tensor / per-axis fast paths, bit for bit against QuantizeValue (quant_math.h): rounding ties,
 // saturation, NaN, +-Inf, -0, denormals, and sizes around the vector width.
 #include <gtest/gtest.h>
