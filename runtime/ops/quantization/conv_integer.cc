@@ -8,6 +8,7 @@
 #include "runtime/kernels/conv/int8_conv.h"
 #include "runtime/kernels/conv/int_conv_reference.h"
 #include "runtime/kernels/vector/residual_row.h"
+#include "runtime/ops/quantization/constant_params.h"
 #include "runtime/ops/nn/conv_activation.h"
 #include "runtime/ops/quantization/integer_to_float.h"
 #include "runtime/ops/quantization/quantize_linear.h"
@@ -15,6 +16,38 @@
 
 namespace ptq {
 namespace {
+
+// The inputs ConvIntegerParams are read from (w for its channels and type).
+std::vector<int> ParamInputs(bool to_float) {
+  if (!to_float) return {1, 2, 3};
+  return {1, 2, 3, kToFloatAZeroPoint, kToFloatBZeroPoint, 6, kToFloatYScale, kToFloatYZeroPoint};
+}
+
+// The run's zero points, float scaling and output quantization, from the inputs after x and w for x of type x_type
+// (any, when x has no zero point) and `channels` output channels of w_type weights; input errors name the input.
+struct ConvIntegerParams {
+  DataType x_type = DataType::kUndefined;
+  int64_t channels = 0;
+  int32_t x_zero_point = 0;
+  std::vector<int32_t> w_zero_points;
+  FloatScaling scaling;                // ConvIntegerToFloat
+  std::optional<Quantize8> quantized;  // the QuantizeLinear of the output (y_scale, y_zero_point), when given
+};
+
+ConvIntegerParams ReadParams(const KernelContext& ctx, bool to_float, int x_zp, int w_zp, DataType x_type,
+                             DataType w_type, int64_t channels) {
+  ConvIntegerParams p;
+  p.x_type = ctx.input(x_zp) != nullptr ? x_type : DataType::kUndefined;
+  p.channels = channels;
+  p.x_zero_point = ReadScalarZeroPoint(ctx.input(x_zp), x_type, "x_zero_point");
+  p.w_zero_points = ReadChannelZeroPoints(ctx.input(w_zp), w_type, channels, "w_zero_point");
+  if (!to_float) return p;
+  p.scaling = ReadFloatScaling(ctx, channels);
+  if (const Tensor* y_scale = ctx.input(kToFloatYScale)) {
+    p.quantized = ReadQuantize8(*y_scale, ctx.required_input(kToFloatYZeroPoint), "ConvIntegerToFloat");
+  }
+  return p;
+}
 
 class ConvIntegerKernel : public Kernel {
  public:
@@ -24,7 +57,14 @@ class ConvIntegerKernel : public Kernel {
         to_float_(to_float),
         channels_last_(init.attrs->GetInt(kChannelsLast, 0) != 0),
         x_zp_(to_float ? kToFloatAZeroPoint : 2),
-        w_zp_(to_float ? kToFloatBZeroPoint : 3) {
+        w_zp_(to_float ? kToFloatBZeroPoint : 3),
+        params_(init, ParamInputs(to_float), [&](const KernelContext& c) {
+          const Tensor& w = c.required_input(1);
+          PTQ_ENFORCE(w.rank() >= 1, "input 'w' is a scalar");
+          const Tensor* x_zp = c.input(x_zp_);
+          return ReadParams(c, to_float_, x_zp_, w_zp_, x_zp != nullptr ? x_zp->dtype() : DataType::kUint8, w.dtype(),
+                            w.dim(0));
+        }) {
     // ConvIntegerToFloat [-> Add of a residual] -> Relu / Clip or SiLU [-> element-wise chain], fused by the session
     // (float_fusion.h): applied to each block of outputs as it is stored, the same bits as the nodes.
     act_ = to_float ? ReadConvActivation(*init.attrs, "ConvIntegerToFloat") : ConvActivation{};
@@ -56,22 +96,22 @@ class ConvIntegerKernel : public Kernel {
                 DataTypeName(w.dtype()), "; expected uint8 or int8");
     const ConvGeometry geometry = channels_last_ ? ResolveConvGeometryChannelsLast(attrs_, x.shape(), w.shape())
                                                  : ResolveConvGeometry(attrs_, x.shape(), w.shape());
-    const int32_t x_zero_point = ReadScalarZeroPoint(ctx.input(x_zp_), x.dtype(), "x_zero_point");
-    const std::vector<int32_t> w_zero_points =
-        ReadChannelZeroPoints(ctx.input(w_zp_), w.dtype(), geometry.out_channels, "w_zero_point");
-    FloatScaling scaling;
-    if (to_float_) scaling = ReadFloatScaling(ctx, geometry.out_channels);
+    const ConvIntegerParams* params = params_.Get(ctx);
+    ConvIntegerParams read;
+    if (params == nullptr || (params->x_type != DataType::kUndefined && params->x_type != x.dtype()) ||
+        params->channels != geometry.out_channels) {
+      read = ReadParams(ctx, to_float_, x_zp_, w_zp_, x.dtype(), w.dtype(), geometry.out_channels);
+      params = &read;
+    }
+    const int32_t x_zero_point = params->x_zero_point;
+    const std::vector<int32_t>& w_zero_points = params->w_zero_points;
+    const FloatScaling& scaling = params->scaling;
+    const std::optional<Quantize8>& quantized = params->quantized;
     const Tensor* z = to_float_ ? ctx.input(kToFloatResidual) : nullptr;
     if (z != nullptr) {
       PTQ_ENFORCE(z->dtype() == DataType::kFloat, "input 'residual' has type ", DataTypeName(z->dtype()),
                   "; expected float32");
     }
-    // The QuantizeLinear of the output (inputs y_scale and y_zero_point), when given.
-    const Tensor* y_scale = to_float_ ? ctx.input(kToFloatYScale) : nullptr;
-    const std::optional<Quantize8> quantized =
-        y_scale != nullptr ? std::optional<Quantize8>(ReadQuantize8(*y_scale, ctx.required_input(kToFloatYZeroPoint),
-                                                                    "ConvIntegerToFloat"))
-                           : std::nullopt;
     if (geometry.window.rank() > 3) {
       Tensor acc = IntConvReference(x, x_zero_point, w, w_zero_points, geometry);
       ctx.outputs[0] = to_float_ ? ScaleChannels(acc, scaling) : std::move(acc);
@@ -149,6 +189,7 @@ class ConvIntegerKernel : public Kernel {
   bool to_float_;
   bool channels_last_;  // ConvIntegerToFloat of the session's channels-last layout
   int x_zp_, w_zp_;  // the zero points' input indices
+  ConstantParams<ConvIntegerParams> params_;
   std::optional<PackedInt8ConvWeights> packed_;
   FloatRowFinish finish_;  // the fused activation, or empty
 };

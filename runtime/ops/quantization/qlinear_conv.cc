@@ -7,6 +7,7 @@
 #include "runtime/kernels/conv/conv_geometry.h"
 #include "runtime/kernels/conv/int8_conv.h"
 #include "runtime/kernels/conv/int_conv_reference.h"
+#include "runtime/ops/quantization/constant_params.h"
 #include "runtime/channels_last_layout.h"
 #include "runtime/quant_math.h"
 
@@ -48,11 +49,56 @@ void Requantize(const int32_t* acc, int64_t batch, int64_t channels, int64_t pla
   }
 }
 
+// The requantization's parameters, from inputs 1, 2 and 4-8 for x of type x_type and `channels` output channels
+// of w_type weights; input errors name the input.
+struct QLinearConvParams {
+  DataType x_type = DataType::kUndefined;
+  int64_t channels = 0;
+  int32_t x_zero_point = 0;
+  std::vector<int32_t> w_zero_points;
+  std::vector<float> multipliers;  // float(x_scale * w_scale[m]) / y_scale, as ONNX Runtime computes it
+  int32_t y_zero_point = 0;
+};
+
+QLinearConvParams ReadParams(const KernelContext& ctx, DataType x_type, DataType w_type, int64_t channels) {
+  QLinearConvParams p;
+  p.x_type = x_type;
+  p.channels = channels;
+  const Tensor& y_zp = ctx.required_input(7);
+  PTQ_ENFORCE(IsInt8Type(y_zp.dtype()), "input 'y_zero_point' has type ", DataTypeName(y_zp.dtype()),
+              "; expected uint8 or int8");
+  const float x_scale = ReadScales(ctx.required_input(1), 0, "x_scale")[0];
+  p.x_zero_point = ReadScalarZeroPoint(&ctx.required_input(2), x_type, "x_zero_point");
+  const std::vector<float> w_scales = ReadScales(ctx.required_input(4), channels, "w_scale");
+  p.w_zero_points = ReadChannelZeroPoints(&ctx.required_input(5), w_type, channels, "w_zero_point");
+  const float y_scale = ReadScales(ctx.required_input(6), 0, "y_scale")[0];
+  p.y_zero_point = ReadScalarZeroPoint(&y_zp, y_zp.dtype(), "y_zero_point");
+  const Tensor* bias = ctx.input(8);
+  if (bias != nullptr) {
+    PTQ_ENFORCE(bias->dtype() == DataType::kInt32, "input 'B' has type ", DataTypeName(bias->dtype()),
+                "; expected int32");
+    PTQ_ENFORCE(bias->rank() == 1 && bias->dim(0) == channels, "input 'B' has shape ", ShapeToString(bias->shape()),
+                "; expected [", channels, "] (one value per output channel)");
+  }
+  p.multipliers.resize(static_cast<size_t>(channels));
+  for (int64_t m = 0; m < channels; ++m) {
+    const float w_scale = w_scales.size() == 1 ? w_scales[0] : w_scales[static_cast<size_t>(m)];
+    p.multipliers[static_cast<size_t>(m)] = RequantMultiplier(x_scale, w_scale, y_scale);
+  }
+  return p;
+}
+
 class QLinearConvKernel : public Kernel {
  public:
-  // Constant w and w_zero_point are packed here, once.
+  // Constant w and w_zero_point are packed here, once; constant scales and zero points read here, once.
   explicit QLinearConvKernel(const KernelInit& init)
-      : attrs_(ReadConvAttributes(*init.attrs)), channels_last_(init.attrs->GetInt(kChannelsLast, 0) != 0) {
+      : attrs_(ReadConvAttributes(*init.attrs)),
+        channels_last_(init.attrs->GetInt(kChannelsLast, 0) != 0),
+        params_(init, {1, 2, 3, 4, 5, 6, 7, 8}, [](const KernelContext& c) {
+          const Tensor& w = c.required_input(3);
+          PTQ_ENFORCE(w.rank() >= 1, "input 'w' is a scalar");
+          return ReadParams(c, c.required_input(2).dtype(), w.dtype(), w.dim(0));
+        }) {
     const Tensor* w = init.const_inputs.size() > 5 ? init.const_inputs[3] : nullptr;
     const Tensor* zp = init.const_inputs.size() > 5 ? init.const_inputs[5] : nullptr;
     if (w == nullptr || zp == nullptr || !IsInt8Type(w->dtype()) || w->rank() < 3 || w->dim(0) == 0) return;
@@ -74,32 +120,20 @@ class QLinearConvKernel : public Kernel {
     const Tensor& y_zp = ctx.required_input(7);
     PTQ_ENFORCE(IsInt8Type(x.dtype()), "input 'x' has type ", DataTypeName(x.dtype()), "; expected uint8 or int8");
     PTQ_ENFORCE(IsInt8Type(w.dtype()), "input 'w' has type ", DataTypeName(w.dtype()), "; expected uint8 or int8");
-    PTQ_ENFORCE(IsInt8Type(y_zp.dtype()), "input 'y_zero_point' has type ", DataTypeName(y_zp.dtype()),
-                "; expected uint8 or int8");
     const ConvGeometry geometry = channels_last_ ? ResolveConvGeometryChannelsLast(attrs_, x.shape(), w.shape())
                                                  : ResolveConvGeometry(attrs_, x.shape(), w.shape());
     const int64_t channels = geometry.out_channels;
-
-    const float x_scale = ReadScales(ctx.required_input(1), 0, "x_scale")[0];
-    const int32_t x_zero_point = ReadScalarZeroPoint(&ctx.required_input(2), x.dtype(), "x_zero_point");
-    const std::vector<float> w_scales = ReadScales(ctx.required_input(4), channels, "w_scale");
-    const std::vector<int32_t> w_zero_points =
-        ReadChannelZeroPoints(&ctx.required_input(5), w.dtype(), channels, "w_zero_point");
-    const float y_scale = ReadScales(ctx.required_input(6), 0, "y_scale")[0];
-    const int32_t y_zero_point = ReadScalarZeroPoint(&y_zp, y_zp.dtype(), "y_zero_point");
+    const QLinearConvParams* params = params_.Get(ctx);
+    QLinearConvParams read;
+    if (params == nullptr || params->x_type != x.dtype() || params->channels != channels) {
+      read = ReadParams(ctx, x.dtype(), w.dtype(), channels);
+      params = &read;
+    }
+    const int32_t x_zero_point = params->x_zero_point;
+    const std::vector<int32_t>& w_zero_points = params->w_zero_points;
+    const std::vector<float>& multipliers = params->multipliers;
+    const int32_t y_zero_point = params->y_zero_point;
     const Tensor* bias = ctx.input(8);
-    if (bias != nullptr) {
-      PTQ_ENFORCE(bias->dtype() == DataType::kInt32, "input 'B' has type ", DataTypeName(bias->dtype()),
-                  "; expected int32");
-      PTQ_ENFORCE(bias->rank() == 1 && bias->dim(0) == channels, "input 'B' has shape ", ShapeToString(bias->shape()),
-                  "; expected [", channels, "] (one value per output channel)");
-    }
-
-    std::vector<float> multipliers(static_cast<size_t>(channels));
-    for (int64_t m = 0; m < channels; ++m) {
-      const float w_scale = w_scales.size() == 1 ? w_scales[0] : w_scales[static_cast<size_t>(m)];
-      multipliers[static_cast<size_t>(m)] = RequantMultiplier(x_scale, w_scale, y_scale);
-    }
     const int32_t* bv = bias != nullptr ? bias->data<int32_t>() : nullptr;
     Tensor y = Tensor::Uninitialized(y_zp.dtype(), geometry.output_shape());
     if (geometry.window.rank() <= 3) {
@@ -136,6 +170,7 @@ class QLinearConvKernel : public Kernel {
  private:
   ConvAttributes attrs_;
   bool channels_last_;  // ptq.fused QLinearConv of the session's channels-last layout
+  ConstantParams<QLinearConvParams> params_;
   std::optional<PackedInt8ConvWeights> packed_;
 };
 

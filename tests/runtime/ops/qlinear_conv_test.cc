@@ -1,7 +1,7 @@
 // Tests of QLinearConv: the ONNX backend data, per-channel scales and zero points, bias, groups,
 // strides, dilations, padding, 1-D and 3-D, every signedness mix, rounding ties, saturation, the
-// float order of the requantization multiplier, and error messages. Expected values of the random
-// cases come from an independent numpy computation: int64 sliding-window sums over the input
+// float order of the requantization multiplier, and error messages; each case with its inputs computed and
+// constant. Expected values of the random cases come from an independent numpy computation: int64 sliding-window sums over the input
 // padded with its zero point, plus bias, wrapped to int32; multiplier
 // float32(float32(x_scale * w_scale) / y_scale); y = clip(rint(float32(acc) * multiplier) + y_zp).
 #include "runtime/ops/quantization/qlinear_conv.h"
@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <vector>
 
@@ -26,8 +27,28 @@ Tensor I8(Shape s, std::vector<int8_t> v) { return Tensor::FromVector<int8_t>(st
 Tensor I32(Shape s, std::vector<int32_t> v) { return Tensor::FromVector<int32_t>(std::move(s), v); }
 Tensor F32(float v) { return Tensor::Scalar<float>(v); }
 
+// Runs the kernel twice: its inputs computed (scales and zero points read by the run), then all of them constants
+// (read once when the kernel is made: ConstantParams). Both give the same values, or fail with the same message.
 Tensor RunQLinearConv(const Attributes& attrs, const std::vector<Tensor>& inputs, int opset = 10) {
-  return testing::RunOp("QLinearConv", opset, attrs, inputs)[0];
+  std::string computed_error;
+  Tensor computed;
+  try {
+    computed = testing::RunOp("QLinearConv", opset, attrs, inputs)[0];
+  } catch (const Error& e) {
+    computed_error = e.what();
+  }
+  try {
+    Tensor constant = testing::RunOp("QLinearConv", opset, attrs, inputs, 1, true)[0];
+    EXPECT_EQ(computed_error, "") << "only the run with computed inputs failed";
+    EXPECT_EQ(constant.dtype(), computed.dtype());
+    EXPECT_EQ(constant.shape(), computed.shape());
+    EXPECT_EQ(std::memcmp(constant.raw(), computed.raw(), static_cast<size_t>(constant.size())), 0)
+        << "constant inputs gave other values";
+    return constant;
+  } catch (const Error& e) {
+    EXPECT_EQ(computed_error, e.what()) << "constant inputs failed otherwise";
+    throw;
+  }
 }
 
 // Compares dtype, shape and every value (as int32).
