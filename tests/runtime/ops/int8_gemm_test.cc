@@ -223,6 +223,10 @@ TEST(Int8GemmTest, ThreadedProductsMatch) {
     RunCase(Case{1003, 70, 90, true, false, true, true, Int8Output::kInt32, false, 5, 3}, isa, rng);
     RunCase(Case{1003, 70, 90, false, true, false, true, Int8Output::kUint8, false, 0, 0}, isa, rng);
     RunCase(Case{1003, 70, 90, false, true, true, true, Int8Output::kInt8, false, 0, 7, true}, isa, rng);
+    // Fewer rows than columns but 8 tiles of rows a thread and a small B: shared by rows, each thread packing the
+    // rows it multiplies (RegNet's 14 x 14 x 320 layers).
+    RunCase(Case{196, 320, 320, false, true, false, true, Int8Output::kUint8, false, 0, 0}, isa, rng);
+    RunCase(Case{197, 96, 336, true, false, true, true, Int8Output::kInt32, false, 2, 0}, isa, rng);
   }
   omp_set_num_threads(saved);
 }
