@@ -286,8 +286,8 @@ void Int8Gemm(const Int8GemmA& a, const PackedInt8B& b, const Int8GemmOut& out) 
   // work when the panels were not a multiple of 8: 144 columns, 1.13x on two threads.)
   // Rows also when there are enough for every thread to take 8 tiles of them and B is small enough for every thread
   // to read it all: each thread then reads only the rows of A that it wrote in the layer before, where the panels
-  // had each read all of A. Where the two vCPUs sit on two L3 caches, RegNet-Y-800MF int8 at batch 1 took 7.1-7.2 ms
-  // on two threads instead of 7.4-7.6 (PP-OCR rec int8 7.4-7.6 instead of 7.6-8.1); on one L3, the same.
+  // had each read all of A. Where the two vCPUs sit on two L3 caches, RegNet-Y-800MF int8 at batch 1 took 7.1-7.3 ms
+  // on two threads instead of 7.5-7.7 (PP-OCR rec int8 6.3-6.4 instead of 6.5-6.6); on one L3, the same.
   const int64_t panels = b.panels();
   const int64_t quanta = (M + kRowQuantum - 1) / kRowQuantum;  // row blocks of whole tiles
   const bool by_rows = M >= N || panels < threads || (quanta >= 8 * threads && K * N <= (int64_t{512} << 10));

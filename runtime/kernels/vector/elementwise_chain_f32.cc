@@ -1,4 +1,5 @@
-// RunChainF32: each block of 256 values goes through every step with its intermediate values in L1.
+// RunChainF32: each block of 256 values goes through every step with its intermediate values in L1; chains of
+// PP-LCNetV3's form go through all their steps in registers.
 #include "runtime/kernels/vector/elementwise_chain_f32.h"
 
 #include <algorithm>

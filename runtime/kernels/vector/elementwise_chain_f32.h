@@ -1,4 +1,5 @@
-// RunChainF32: a chain of float32 element-wise steps (Add, Sub, Mul, Div, Clip, Relu) run block by block in L1.
+// RunChainF32: a chain of float32 element-wise steps (Add, Sub, Mul, Div, Clip, Relu) run block by block in L1,
+// or, in PP-LCNetV3's form (affine, hard-swish, affine), all in registers.
 #pragma once
 
 #include <cstdint>

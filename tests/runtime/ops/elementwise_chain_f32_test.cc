@@ -1,9 +1,8 @@
 // RunChainF32 gives every value the bits of its steps evaluated one by one (one IEEE operation each): hard-swish
 // chains as Paddle2ONNX writes them (x + 3 or 3 + x, Clip, x * t or t * x, / 6 or * (1 / 6)), PP-LCNetV3's chain
 // after its convolutions (a folded BatchNormalization, hard-swish, a learnable affine: 8 steps, run in registers)
-// and others, near misses of that form among them, on
-// special values (NaN, infinities, signed zeros, the clip's edges, subnormals), lengths around the blocks of 256
-// values, out of place and in place.
+// and others, near misses of that form among them, on special values (NaN, infinities, signed zeros, the clip's
+// edges, subnormals), lengths around the blocks of 256 values, out of place and in place.
 #include <gtest/gtest.h>
 
 #include <cmath>
