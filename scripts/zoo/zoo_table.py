@@ -7,6 +7,7 @@ import json
 import math
 import os
 import re
+import statistics
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -209,6 +210,34 @@ class Table:
                 "| " + " | ".join(sh) + " |", "|" + "---|" * len(sh)] + speedups
         return "\n".join(out)
 
+    # A core round trip below this many ns: the two cores share an L3 cache (about 50 ns on the Zen 4 VM, about 350
+    # when they do not).
+    ONE_L3_NS = 150
+
+    def state_table(self):
+        """Two threads against one at batch 1 and 8, the two-thread runs grouped by the cores' state: one L3 where
+        the core probe read below ONE_L3_NS before and after the run, two L3s where it read above both times (runs
+        whose probes disagree are left out). Each cell: one thread's median over the median of those rounds, and
+        how many rounds that is."""
+        head = ["model", "batch", "state", "ptq float", "ptq int8", "ORT float", "ORT int8"]
+        out = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+        for m in self.models:
+            runs = (self.res(m, "latency") or {}).get("runs") or {}
+            for b in (1, 8):
+                for state, one in (("one L3", True), ("two L3s", False)):
+                    cells = []
+                    for rt, kind in (("ptq", "float"), ("ptq", "qoperator"), ("ort", "float"), ("ort", "qoperator")):
+                        t1 = (runs.get(f"{rt}/{kind}/b{b}/t1") or {}).get("median_ms")
+                        rounds = (runs.get(f"{rt}/{kind}/b{b}/t2") or {}).get("rounds") or []
+                        sel = [x["median_ms"] for x in rounds
+                               if x.get("round_trip_ns") is not None and x.get("round_trip_after_ns") is not None
+                               and (x["round_trip_ns"] < self.ONE_L3_NS) == one
+                               and (x["round_trip_after_ns"] < self.ONE_L3_NS) == one]
+                        cells.append(f"{t1 / statistics.median(sel):.2f} ({len(sel)})" if t1 and sel else "-")
+                    if any(c != "-" for c in cells):
+                        out.append("| " + " | ".join([m, str(b), state] + cells) + " |")
+        return "\n".join(out) if len(out) > 2 else ""
+
     def render(self):
         parts = [self.main_table()]
         lat = self.latency_table()
@@ -220,6 +249,10 @@ class Table:
             if kept and all("fastest_median_ms" in v for v in kept):  # results of older runs lack it
                 parts.append("\nThe same ratios between each side's fastest round (median of one measurement):\n\n"
                              + self.ratio_table("fastest_median_ms"))
+            states = self.state_table()
+            if states:
+                parts.append("\nTwo threads against one by the cores' state (probed before and after each two-thread "
+                             "run; rounds in brackets):\n\n" + states)
         if self.failures:
             parts.append("\nFailures:\n")
             for i, (m, c, st, err) in enumerate(self.failures, 1):
