@@ -3,6 +3,7 @@
 #include "runtime/kernels/vector/elementwise_chain_f32.h"
 
 #include <algorithm>
+#include <utility>
 
 #include "runtime/cpu_features.h"
 
@@ -72,15 +73,6 @@ __attribute__((always_inline)) inline void Chain(const std::vector<ChainStep>& s
 
 void ChainBaseline(const std::vector<ChainStep>& steps, const float* x, float* y, int64_t n) { Chain(steps, x, y, n); }
 
-// The chain Paddle2ONNX writes after PP-LCNetV3's convolutions (PP-OCRv4's detector and recogniser), and its
-// parts: h = x * a + b (a folded BatchNormalization), h = h * clip(h + c, lo, hi) / d (hard-swish; or * d), then
-// h * e + f (a learnable affine). Each value goes through every step in registers, one IEEE operation a step in
-// the chain's order: 8 passes over blocks in L1 took 0.5 ns a value (a fifth of the recogniser's int8 time).
-struct AffineSwish {
-  bool pre = false, swish = false, divide = false, post = false;
-  float pre_mul = 0, pre_add = 0, add = 0, lo = 0, hi = 0, scale = 0, post_mul = 0, post_add = 0;
-};
-
 // The constant of step s when its other operand is register r (Add and Mul: either side, as a + b == b + a
 // and a * b == b * a bit for bit); false when the step reads no constant or another register.
 bool ConstantWith(const ChainStep& s, int r, float* c) {
@@ -104,7 +96,8 @@ bool MatchAffine(const std::vector<ChainStep>& steps, size_t* k, int* r, float* 
   return true;
 }
 
-bool MatchHardSwish(const std::vector<ChainStep>& steps, size_t* k, int* r, AffineSwish* f) {
+// h * clip(h + c, lo, hi) / d (or * d) from steps[*k] on, h in register *r: then *k and *r past it.
+bool MatchHardSwish(const std::vector<ChainStep>& steps, size_t* k, int* r, AffineSwishForm* f) {
   if (*k + 4 > steps.size()) return false;
   const ChainStep* s = &steps[*k];
   const int t = static_cast<int>(*k) + 1;  // h + c, then clipped in t + 1, h * that in t + 2
@@ -122,18 +115,22 @@ bool MatchHardSwish(const std::vector<ChainStep>& steps, size_t* k, int* r, Affi
   return true;
 }
 
-// The whole chain as an AffineSwish, or false.
-bool MatchAffineSwish(const std::vector<ChainStep>& steps, AffineSwish* f) {
+// The chain's form: `registers` when all its steps are one of the forms AffineSwishChain runs.
+AffineSwishForm FormOf(const std::vector<ChainStep>& steps) {
+  AffineSwishForm f;
   size_t k = 0;
   int r = 0;
-  f->pre = MatchAffine(steps, &k, &r, &f->pre_mul, &f->pre_add);
-  f->swish = MatchHardSwish(steps, &k, &r, f);
-  f->post = MatchAffine(steps, &k, &r, &f->post_mul, &f->post_add);
-  return k == steps.size() && k > 0;
+  f.pre = MatchAffine(steps, &k, &r, &f.pre_mul, &f.pre_add);
+  f.swish = MatchHardSwish(steps, &k, &r, &f);
+  f.post = MatchAffine(steps, &k, &r, &f.post_mul, &f.post_add);
+  const bool whole = f.pre && f.swish && f.divide && f.post, affine = f.pre && !f.swish && !f.post;
+  f.registers = k == steps.size() && (whole || affine || (!f.pre && f.swish && !f.post));
+  return f;
 }
 
 template <bool kPre, bool kSwish, bool kDivide, bool kPost>
-__attribute__((always_inline)) inline void AffineSwishLoop(const AffineSwish& f, const float* x, float* y, int64_t n) {
+__attribute__((always_inline)) inline void AffineSwishLoop(const AffineSwishForm& f, const float* x, float* y,
+                                                           int64_t n) {
   const float pre_mul = f.pre_mul, pre_add = f.pre_add, add = f.add, lo = f.lo, hi = f.hi, scale = f.scale;
   const float post_mul = f.post_mul, post_add = f.post_add;
   for (int64_t i = 0; i < n; ++i) {
@@ -157,23 +154,18 @@ __attribute__((always_inline)) inline void AffineSwishLoop(const AffineSwish& f,
   }
 }
 
-// AffineSwishLoop for f's parts (the forms of PP-LCNetV3 and of hard-swish alone; others false).
-__attribute__((always_inline)) inline bool AffineSwishChain(const AffineSwish& f, const float* x, float* y,
+// AffineSwishLoop for f's parts. REQUIRES: f.registers.
+__attribute__((always_inline)) inline void AffineSwishChain(const AffineSwishForm& f, const float* x, float* y,
                                                             int64_t n) {
-  if (f.pre && f.swish && f.divide && f.post) {
+  if (f.pre && f.swish) {
     AffineSwishLoop<true, true, true, true>(f, x, y, n);
-  } else if (f.pre && !f.swish && !f.post) {
+  } else if (f.pre) {
     AffineSwishLoop<true, false, false, false>(f, x, y, n);
-  } else if (!f.pre && f.swish && !f.post) {
-    if (f.divide) {
-      AffineSwishLoop<false, true, true, false>(f, x, y, n);
-    } else {
-      AffineSwishLoop<false, true, false, false>(f, x, y, n);
-    }
+  } else if (f.divide) {
+    AffineSwishLoop<false, true, true, false>(f, x, y, n);
   } else {
-    return false;
+    AffineSwishLoop<false, true, false, false>(f, x, y, n);
   }
-  return true;
 }
 
 #if defined(__x86_64__)
@@ -185,29 +177,35 @@ __attribute__((target("avx512f"))) void ChainAvx512(const std::vector<ChainStep>
                                                     int64_t n) {
   Chain(steps, x, y, n);
 }
-__attribute__((target("avx2"))) bool AffineSwishAvx2(const AffineSwish& f, const float* x, float* y, int64_t n) {
-  return AffineSwishChain(f, x, y, n);
+__attribute__((target("avx2"))) void AffineSwishAvx2(const AffineSwishForm& f, const float* x, float* y, int64_t n) {
+  AffineSwishChain(f, x, y, n);
 }
-__attribute__((target("avx512f"))) bool AffineSwishAvx512(const AffineSwish& f, const float* x, float* y,
+__attribute__((target("avx512f"))) void AffineSwishAvx512(const AffineSwishForm& f, const float* x, float* y,
                                                           int64_t n) {
-  return AffineSwishChain(f, x, y, n);
+  AffineSwishChain(f, x, y, n);
 }
 #endif
 
-}  // namespace
-
-void RunChainF32(const std::vector<ChainStep>& steps, const float* x, float* y, int64_t n) {
+// The steps, whose form is f, on x[0..n) into y.
+void RunChain(const std::vector<ChainStep>& steps, const AffineSwishForm& f, const float* x, float* y, int64_t n) {
   if (steps.empty() || n <= 0) {
     if (y != x) std::copy(x, x + std::max<int64_t>(n, 0), y);
     return;
   }
-  AffineSwish f;
-  const bool affine_swish = MatchAffineSwish(steps, &f);
+  if (f.registers) {
 #if defined(__x86_64__)
-  if (affine_swish && GetCpuFeatures().avx512f && AffineSwishAvx512(f, x, y, n)) return;
-  if (affine_swish && GetCpuFeatures().avx2_fma && AffineSwishAvx2(f, x, y, n)) return;
+    if (GetCpuFeatures().avx512f) {
+      AffineSwishAvx512(f, x, y, n);
+      return;
+    }
+    if (GetCpuFeatures().avx2_fma) {
+      AffineSwishAvx2(f, x, y, n);
+      return;
+    }
 #endif
-  if (affine_swish && AffineSwishChain(f, x, y, n)) return;
+    AffineSwishChain(f, x, y, n);
+    return;
+  }
 #if defined(__x86_64__)
   if (GetCpuFeatures().avx512f) {
     ChainAvx512(steps, x, y, n);
@@ -220,5 +218,15 @@ void RunChainF32(const std::vector<ChainStep>& steps, const float* x, float* y, 
 #endif
   ChainBaseline(steps, x, y, n);
 }
+
+}  // namespace
+
+void RunChainF32(const std::vector<ChainStep>& steps, const float* x, float* y, int64_t n) {
+  RunChain(steps, FormOf(steps), x, y, n);
+}
+
+ChainF32::ChainF32(std::vector<ChainStep> steps) : steps_(std::move(steps)), form_(FormOf(steps_)) {}
+
+void ChainF32::Run(const float* x, float* y, int64_t n) const { RunChain(steps_, form_, x, y, n); }
 
 }  // namespace ptq

@@ -16,7 +16,7 @@ constexpr int64_t kQuantizeBlock = 1024;  // floats of the buffer a block goes t
 class ElementwiseChainKernel final : public Kernel {
  public:
   explicit ElementwiseChainKernel(const KernelInit& init)
-      : steps_(ElementwiseChainSteps(*init.attrs, init.node_name)), rank_(init.attrs->GetInt("rank", 0)) {
+      : chain_(ElementwiseChainSteps(*init.attrs, init.node_name)), rank_(init.attrs->GetInt("rank", 0)) {
     PTQ_ENFORCE(init.num_inputs == 1 || init.num_inputs == 3, "ElementwiseChain '", init.node_name,
                 "': expected 1 or 3 inputs, got ", init.num_inputs);
   }
@@ -34,7 +34,7 @@ class ElementwiseChainKernel final : public Kernel {
       Tensor y = Tensor::Uninitialized(DataType::kFloat, shape);
       float* out = y.data<float>();
       ForEachChunk(n, kQuantizeBlock, threads,
-                   [&](int64_t b, int64_t e) { RunChainF32(steps_, in + b, out + b, e - b); });
+                   [&](int64_t b, int64_t e) { chain_.Run(in + b, out + b, e - b); });
       ctx.outputs[0] = std::move(y);
       return;
     }
@@ -45,7 +45,7 @@ class ElementwiseChainKernel final : public Kernel {
       float block[kQuantizeBlock];
       for (int64_t s = b; s < e; s += kQuantizeBlock) {
         const int64_t len = std::min(kQuantizeBlock, e - s);
-        RunChainF32(steps_, in + s, block, len);
+        chain_.Run(in + s, block, len);
         QuantizeRun8(block, len, q, out + s);
       }
     });
@@ -53,7 +53,7 @@ class ElementwiseChainKernel final : public Kernel {
   }
 
  private:
-  std::vector<ChainStep> steps_;
+  ChainF32 chain_;
   int64_t rank_;
 };
 

@@ -21,7 +21,7 @@ ConvActivation ReadConvActivation(const Attributes& attrs, const std::string& op
   if (attrs.Has(std::string(kActivationChainPrefix) + "ops")) {
     PTQ_ENFORCE(op_type == "ConvIntegerToFloat" || op_type == "FusedConv", op_type, " does not take ",
                 kActivationChainPrefix, "attributes");
-    act.chain = ElementwiseChainSteps(attrs, op_type, kActivationChainPrefix);
+    act.chain = ChainF32(ElementwiseChainSteps(attrs, op_type, kActivationChainPrefix));
   }
   return act;
 }

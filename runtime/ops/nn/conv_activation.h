@@ -22,7 +22,7 @@ struct ConvActivation {
   bool clamp = false;
   float lo = 0.0f, hi = 0.0f;
   bool silu = false;
-  std::vector<ChainStep> chain;
+  ChainF32 chain;
 };
 
 // The activation attributes of a node of type op_type; none when it has none. Throws when it has both a clamp and
@@ -46,7 +46,7 @@ template <class T>
 void FinishActivation(const ConvActivation& act, T* y, int64_t n) {
   if (act.silu) ApplySilu(y, n);
   if constexpr (std::is_same<T, float>::value) {
-    if (!act.chain.empty()) RunChainF32(act.chain, y, y, n);
+    if (!act.chain.empty()) act.chain.Run(y, y, n);
   }
 }
 

@@ -30,7 +30,7 @@ Activation ReadActivation(const Attributes& attrs, const char* min, const char* 
   ConvActivation after;  // the SiLU and the chain
   after.silu = attrs.GetInt(silu, 0) != 0;
   PTQ_ENFORCE(!(after.silu && a.clamp.clamp), "PointwiseDepthwiseConv has both a clamp and ", silu);
-  if (attrs.Has(chain + "ops")) after.chain = ElementwiseChainSteps(attrs, "PointwiseDepthwiseConv", chain);
+  if (attrs.Has(chain + "ops")) after.chain = ChainF32(ElementwiseChainSteps(attrs, "PointwiseDepthwiseConv", chain));
   if (after.silu || !after.chain.empty()) {
     a.finish = [after](float* y, int64_t n) { FinishActivation(after, y, n); };
   }
