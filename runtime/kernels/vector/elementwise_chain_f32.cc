@@ -71,8 +71,6 @@ __attribute__((always_inline)) inline void Chain(const std::vector<ChainStep>& s
   }
 }
 
-void ChainBaseline(const std::vector<ChainStep>& steps, const float* x, float* y, int64_t n) { Chain(steps, x, y, n); }
-
 // The constant of step s when its other operand is register r (Add and Mul: either side, as a + b == b + a
 // and a * b == b * a bit for bit); false when the step reads no constant or another register.
 bool ConstantWith(const ChainStep& s, int r, float* c) {
@@ -168,55 +166,49 @@ __attribute__((always_inline)) inline void AffineSwishChain(const AffineSwishFor
   }
 }
 
+// The steps, whose form is f, on x[0..n) into y: in registers when f.registers, else a pass a step.
+__attribute__((always_inline)) inline void ChainOrRegisters(const std::vector<ChainStep>& steps,
+                                                            const AffineSwishForm& f, const float* x, float* y,
+                                                            int64_t n) {
+  if (f.registers) {
+    AffineSwishChain(f, x, y, n);
+  } else {
+    Chain(steps, x, y, n);
+  }
+}
+
+void ChainBaseline(const std::vector<ChainStep>& steps, const AffineSwishForm& f, const float* x, float* y,
+                   int64_t n) {
+  ChainOrRegisters(steps, f, x, y, n);
+}
 #if defined(__x86_64__)
-__attribute__((target("avx2"))) void ChainAvx2(const std::vector<ChainStep>& steps, const float* x, float* y,
-                                               int64_t n) {
-  Chain(steps, x, y, n);
+__attribute__((target("avx2"))) void ChainAvx2(const std::vector<ChainStep>& steps, const AffineSwishForm& f,
+                                               const float* x, float* y, int64_t n) {
+  ChainOrRegisters(steps, f, x, y, n);
 }
-__attribute__((target("avx512f"))) void ChainAvx512(const std::vector<ChainStep>& steps, const float* x, float* y,
-                                                    int64_t n) {
-  Chain(steps, x, y, n);
-}
-__attribute__((target("avx2"))) void AffineSwishAvx2(const AffineSwishForm& f, const float* x, float* y, int64_t n) {
-  AffineSwishChain(f, x, y, n);
-}
-__attribute__((target("avx512f"))) void AffineSwishAvx512(const AffineSwishForm& f, const float* x, float* y,
-                                                          int64_t n) {
-  AffineSwishChain(f, x, y, n);
+__attribute__((target("avx512f"))) void ChainAvx512(const std::vector<ChainStep>& steps, const AffineSwishForm& f,
+                                                    const float* x, float* y, int64_t n) {
+  ChainOrRegisters(steps, f, x, y, n);
 }
 #endif
 
-// The steps, whose form is f, on x[0..n) into y.
+// RunChainF32 of the steps, whose form is f.
 void RunChain(const std::vector<ChainStep>& steps, const AffineSwishForm& f, const float* x, float* y, int64_t n) {
   if (steps.empty() || n <= 0) {
     if (y != x) std::copy(x, x + std::max<int64_t>(n, 0), y);
     return;
   }
-  if (f.registers) {
-#if defined(__x86_64__)
-    if (GetCpuFeatures().avx512f) {
-      AffineSwishAvx512(f, x, y, n);
-      return;
-    }
-    if (GetCpuFeatures().avx2_fma) {
-      AffineSwishAvx2(f, x, y, n);
-      return;
-    }
-#endif
-    AffineSwishChain(f, x, y, n);
-    return;
-  }
 #if defined(__x86_64__)
   if (GetCpuFeatures().avx512f) {
-    ChainAvx512(steps, x, y, n);
+    ChainAvx512(steps, f, x, y, n);
     return;
   }
   if (GetCpuFeatures().avx2_fma) {
-    ChainAvx2(steps, x, y, n);
+    ChainAvx2(steps, f, x, y, n);
     return;
   }
 #endif
-  ChainBaseline(steps, x, y, n);
+  ChainBaseline(steps, f, x, y, n);
 }
 
 }  // namespace
