@@ -100,7 +100,7 @@ void Im2Row(const uint8_t* padded, int64_t channels, const Window3& w, const Pad
 }
 
 void PadPositions(const uint8_t* x_hwc, int64_t channels, const Window3& w, const PaddedGeometry& p, uint8_t pad_value,
-                  uint8_t* dst) {
+                  uint8_t* dst, uint8_t flip) {
   // Row by row of the padded grid: a row outside the input all pad_value; else its left padding, the input row,
   // its right padding (filling the whole grid first, then copying the input over it, wrote every byte twice).
   const int64_t run = w.in[2] * channels;  // one input row of positions
@@ -114,7 +114,12 @@ void PadPositions(const uint8_t* x_hwc, int64_t channels, const Window3& w, cons
         continue;
       }
       std::fill(out, out + left, pad_value);
-      std::memcpy(out + left, x_hwc + (id * w.in[1] + ih) * run, static_cast<size_t>(run));
+      const uint8_t* src = x_hwc + (id * w.in[1] + ih) * run;
+      if (flip == 0) {
+        std::memcpy(out + left, src, static_cast<size_t>(run));
+      } else {
+        for (int64_t i = 0; i < run; ++i) out[left + i] = static_cast<uint8_t>(src[i] ^ flip);
+      }
       std::fill(out + left + run, out + row, pad_value);
     }
   }

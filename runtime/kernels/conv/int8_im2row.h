@@ -36,9 +36,10 @@ void Im2Row(const uint8_t* padded, int64_t channels, const Window3& w, const Pad
 
 // Channels-last. x_hwc holds the input positions in order, `channels` bytes each (the transpose of
 // the channel planes); dst is the padded grid of positions, `channels` bytes each; then
-// rows[o][k * channels + c] = padded[o * stride + k * dilation][c].
+// rows[o][k * channels + c] = padded[o * stride + k * dilation][c]. Each byte of x is copied as x ^ flip (0x80 makes
+// int8 values the uint8 values + 128).
 void PadPositions(const uint8_t* x_hwc, int64_t channels, const Window3& w, const PaddedGeometry& p, uint8_t pad_value,
-                  uint8_t* dst);
+                  uint8_t* dst, uint8_t flip = 0);
 // Lines as Im2Row.
 void Im2RowChannelsLast(const uint8_t* padded, int64_t channels, const Window3& w, const PaddedGeometry& p,
                         uint8_t* rows, int64_t line_begin = 0, int64_t line_end = -1);

@@ -92,6 +92,11 @@ bool Int8IsaAvailable(Int8Isa isa) {
   return true;
 }
 
+bool Int8GemmTakesTaps(const PackedInt8B& b, bool a_signed, int64_t taps) {
+  const Int8Isa isa = b.isa();
+  return !a_signed && taps > 0 && b.K() % (4 * taps) == 0 && (isa == Int8Isa::kAvx512Vnni || isa == Int8Isa::kScalar);
+}
+
 const char* Int8IsaName(Int8Isa isa) {
   switch (isa) {
     case Int8Isa::kAvx512Vnni: return "avx512-vnni";
@@ -147,7 +152,11 @@ namespace {
 Int8Block SubBlock(const Int8Block& base, int64_t r0, int64_t r1, int64_t p0, int64_t p1, int64_t elem) {
   const int64_t c0 = p0 * PackedInt8B::kPanelCols;
   Int8Block blk = base;
-  blk.a = base.a + r0 * base.a_row_bytes;
+  if (base.tap_offset != nullptr) {
+    blk.row0 = base.row0 + r0;  // rows are found from the GEMM's base
+  } else {
+    blk.a = base.a + r0 * base.a_row_bytes;
+  }
   blk.a_row_sum = base.a_row_sum + r0;
   blk.a_zero_point = base.a_zero_point + r0;
   blk.rows = r1 - r0;
@@ -185,9 +194,13 @@ void Int8Gemm(const Int8GemmA& a, const PackedInt8B& b, const Int8GemmOut& out) 
   PTQ_ENFORCE(Int8IsaAvailable(isa), "int8 GEMM: this CPU cannot run ", Int8IsaName(isa), " kernels");
   Scratch& s = ThreadScratch();
 
-  // A: used in place when it already is the kernels' layout (uint8 bytes, whole 4-byte groups).
+  // A: used in place when it already is the kernels' layout (uint8 bytes, whole 4-byte groups), as taps always are.
+  const Int8GemmTaps* taps = a.taps;
+  const int64_t tap_count = taps != nullptr ? static_cast<int64_t>(taps->offsets.size()) : 0;
+  PTQ_ENFORCE(taps == nullptr || Int8GemmTakesTaps(b, a.is_signed, tap_count),
+              "int8 GEMM: the ", Int8IsaName(isa), " kernels cannot read these taps");
   const bool wide = isa == Int8Isa::kAvx2;
-  const bool in_place = !wide && !a.is_signed && K % 4 == 0;
+  const bool in_place = taps != nullptr || (!wide && !a.is_signed && K % 4 == 0);
   const int64_t row_bytes = 4 * b.k_steps();
   const auto* src = static_cast<const uint8_t*>(a.data);
   GrowTo(s.row_sum, M);
@@ -198,7 +211,17 @@ void Int8Gemm(const Int8GemmA& a, const PackedInt8B& b, const Int8GemmOut& out) 
   uint8_t* const a_out = s.a.data();
   // Rows [r0, r1) of A into the kernels' layout, with their sums.
   auto pack_rows = [&, src](int64_t r0, int64_t r1) {
-    if (in_place) {
+    if (taps != nullptr) {
+      if (b.any_b_zero_point()) {
+        const int64_t run = K / tap_count;
+        for (int64_t m = r0; m < r1; ++m) {
+          const uint8_t* row = src + (m / taps->line_rows) * taps->line_stride + (m % taps->line_rows) * a.lda;
+          int32_t sum = 0;
+          for (const int64_t offset : taps->offsets) sum += RowSum(row + offset, run);
+          row_sum[m] = sum;
+        }
+      }
+    } else if (in_place) {
       if (b.any_b_zero_point()) {
         for (int64_t m = r0; m < r1; ++m) row_sum[m] = RowSum(src + m * a.lda, K);
       }
@@ -246,6 +269,13 @@ void Int8Gemm(const Int8GemmA& a, const PackedInt8B& b, const Int8GemmOut& out) 
   }
   base.a = packed_a;
   base.a_row_bytes = a_row_bytes;
+  if (taps != nullptr) {
+    base.tap_offset = taps->offsets.data();
+    base.taps = tap_count;
+    base.tap_steps = K / tap_count / 4;
+    base.line_rows = taps->line_rows;
+    base.line_stride = taps->line_stride;
+  }
   base.a_row_sum = s.row_sum.data();
   base.a_zero_point = s.a_zero_point.data();
   base.rows = M;

@@ -63,7 +63,21 @@ class PackedInt8B {
   bool any_b_zero_point_ = false;
 };
 
-// The left operand: M rows of K values, row m at data + m * lda (elements).
+// Rows of A read in place from a padded channels-last image, an im2row that is never written: the K values of
+// row m are `offsets.size()` runs of K / offsets.size() bytes (one per kernel tap), run t at
+//   data + (m / line_rows) * line_stride + (m % line_rows) * lda + offsets[t]
+// (output positions in lines of line_rows, lda bytes apart within a line).
+struct Int8GemmTaps {
+  std::vector<int64_t> offsets;
+  int64_t line_rows = 1;
+  int64_t line_stride = 0;
+};
+
+// Whether Int8Gemm reads A through taps for this B: uint8 A, runs of whole 4-byte groups, and kernels that
+// read them (AVX-512 VNNI and the portable ones).
+bool Int8GemmTakesTaps(const PackedInt8B& b, bool a_signed, int64_t taps);
+
+// The left operand: M rows of K values, row m at data + m * lda (elements), or as `taps` say.
 struct Int8GemmA {
   int64_t M = 0;
   const void* data = nullptr;
@@ -72,6 +86,8 @@ struct Int8GemmA {
   // One value per row when zero_point_per_row, else one value.
   const int32_t* zero_point = nullptr;
   bool zero_point_per_row = false;
+  // When set (Int8GemmTakesTaps must hold), the rows as Int8GemmTaps says, with lda their stride within a line.
+  const Int8GemmTaps* taps = nullptr;
 };
 
 enum class Int8Output { kInt32, kUint8, kInt8, kFloat };

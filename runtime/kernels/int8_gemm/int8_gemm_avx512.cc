@@ -1,5 +1,5 @@
-// AVX-512 VNNI int8 GEMM block kernel: vpdpbusd tiles of up to 6 rows x 64 columns (1 x 128 for one row),
-// with the zero-point corrections and the requantization done on the accumulators before the store.
+// AVX-512 VNNI int8 GEMM block kernel: vpdpbusd tiles of up to 6 rows x 64 columns (1 x 128 for one row), rows
+// dense or by taps, with the zero-point corrections and the requantization done on the accumulators before the store.
 #include "runtime/kernels/int8_gemm/int8_gemm_kernels.h"
 
 #if defined(__x86_64__)
@@ -104,8 +104,26 @@ PTQ_VNNI512 __attribute__((noinline)) void StoreTile(const Int8Block& blk, const
   }
 }
 
-// kRows rows starting at r0, kVecs panels starting at panel p0.
-template <int kRows, int kVecs>
+// acc += `steps` k steps of the rows at a + r * lda (dense) or at row[r] (taps) times the panels from b.
+template <int kRows, int kVecs, bool kTaps>
+PTQ_VNNI512 inline __attribute__((always_inline)) void Steps(__m512i (&acc)[kRows][kVecs], const uint8_t* a,
+                                                               int64_t lda, const uint8_t* const (&row)[kRows],
+                                                               const int8_t* b, int64_t pb, int64_t steps) {
+  for (int64_t s = 0; s < steps; ++s) {
+    __m512i bv[kVecs];
+#pragma GCC unroll 8
+    for (int v = 0; v < kVecs; ++v) bv[v] = _mm512_loadu_si512(b + v * pb + 64 * s);
+#pragma GCC unroll 8
+    for (int r = 0; r < kRows; ++r) {
+      const __m512i av = _mm512_set1_epi32(Load32((kTaps ? row[r] : a + r * lda) + 4 * s));
+#pragma GCC unroll 8
+      for (int v = 0; v < kVecs; ++v) acc[r][v] = _mm512_dpbusd_epi32(acc[r][v], av, bv[v]);
+    }
+  }
+}
+
+// kRows rows starting at r0, kVecs panels starting at panel p0; A's rows dense or by taps (kTaps).
+template <int kRows, int kVecs, bool kTaps = false>
 PTQ_VNNI512 void Tile(const Int8Block& blk, int64_t r0, int64_t p0) {
   __m512i acc[kRows][kVecs];
 #pragma GCC unroll 8
@@ -113,20 +131,21 @@ PTQ_VNNI512 void Tile(const Int8Block& blk, int64_t r0, int64_t p0) {
 #pragma GCC unroll 8
     for (int v = 0; v < kVecs; ++v) acc[r][v] = _mm512_setzero_si512();
   }
-  const uint8_t* a = blk.a + r0 * blk.a_row_bytes;
-  const int64_t lda = blk.a_row_bytes;
   const int8_t* b = blk.b + p0 * blk.panel_bytes;
   const int64_t pb = blk.panel_bytes;
-  for (int64_t s = 0; s < blk.k_steps; ++s) {
-    __m512i bv[kVecs];
+  if (kTaps) {  // each tap's run of every row, then the next tap's steps of B
+    const uint8_t* first[kRows];
 #pragma GCC unroll 8
-    for (int v = 0; v < kVecs; ++v) bv[v] = _mm512_loadu_si512(b + v * pb + 64 * s);
+    for (int r = 0; r < kRows; ++r) first[r] = Int8BlockRow(blk, r0 + r);
+    for (int64_t t = 0; t < blk.taps; ++t, b += 64 * blk.tap_steps) {
+      const uint8_t* row[kRows];
 #pragma GCC unroll 8
-    for (int r = 0; r < kRows; ++r) {
-      const __m512i av = _mm512_set1_epi32(Load32(a + r * lda + 4 * s));
-#pragma GCC unroll 8
-      for (int v = 0; v < kVecs; ++v) acc[r][v] = _mm512_dpbusd_epi32(acc[r][v], av, bv[v]);
+      for (int r = 0; r < kRows; ++r) row[r] = first[r] + blk.tap_offset[t];
+      Steps<kRows, kVecs, true>(acc, nullptr, 0, row, b, pb, blk.tap_steps);
     }
+  } else {
+    const uint8_t* unused[kRows] = {};
+    Steps<kRows, kVecs, false>(acc, blk.a + r0 * blk.a_row_bytes, blk.a_row_bytes, unused, b, pb, blk.k_steps);
   }
   // The epilogue out of line, once per tile: inlined, it left too few registers for the accumulators here.
   alignas(64) int32_t sums[kRows][kVecs][16];
@@ -138,16 +157,31 @@ PTQ_VNNI512 void Tile(const Int8Block& blk, int64_t r0, int64_t p0) {
   StoreTile<kRows, kVecs>(blk, sums, r0, p0);
 }
 
-template <int kVecs>
+template <int kVecs, bool kTaps>
 PTQ_VNNI512 void RowTiles(const Int8Block& blk, int64_t p0) {
   int64_t r = 0;
-  for (; r + 6 <= blk.rows; r += 6) Tile<6, kVecs>(blk, r, p0);
+  for (; r + 6 <= blk.rows; r += 6) Tile<6, kVecs, kTaps>(blk, r, p0);
   switch (blk.rows - r) {
-    case 5: Tile<5, kVecs>(blk, r, p0); break;
-    case 4: Tile<4, kVecs>(blk, r, p0); break;
-    case 3: Tile<3, kVecs>(blk, r, p0); break;
-    case 2: Tile<2, kVecs>(blk, r, p0); break;
-    case 1: Tile<1, kVecs>(blk, r, p0); break;
+    case 5: Tile<5, kVecs, kTaps>(blk, r, p0); break;
+    case 4: Tile<4, kVecs, kTaps>(blk, r, p0); break;
+    case 3: Tile<3, kVecs, kTaps>(blk, r, p0); break;
+    case 2: Tile<2, kVecs, kTaps>(blk, r, p0); break;
+    case 1: Tile<1, kVecs, kTaps>(blk, r, p0); break;
+    default: break;
+  }
+}
+
+template <bool kTaps>
+PTQ_VNNI512 void Block(const Int8Block& blk) {
+  int64_t p = 0;
+  if (!kTaps && blk.rows == 1) {  // one row: 8 independent accumulators hide vpdpbusd's latency
+    for (; p + 8 <= blk.panels; p += 8) Tile<1, 8>(blk, 0, p);
+  }
+  for (; p + 4 <= blk.panels; p += 4) RowTiles<4, kTaps>(blk, p);
+  switch (blk.panels - p) {
+    case 3: RowTiles<3, kTaps>(blk, p); break;
+    case 2: RowTiles<2, kTaps>(blk, p); break;
+    case 1: RowTiles<1, kTaps>(blk, p); break;
     default: break;
   }
 }
@@ -155,17 +189,8 @@ PTQ_VNNI512 void RowTiles(const Int8Block& blk, int64_t p0) {
 }  // namespace
 
 PTQ_VNNI512 void Int8BlockAvx512Vnni(const Int8Block& blk) {
-  int64_t p = 0;
-  if (blk.rows == 1) {  // one row: 8 independent accumulators hide vpdpbusd's latency
-    for (; p + 8 <= blk.panels; p += 8) Tile<1, 8>(blk, 0, p);
-  }
-  for (; p + 4 <= blk.panels; p += 4) RowTiles<4>(blk, p);
-  switch (blk.panels - p) {
-    case 3: RowTiles<3>(blk, p); break;
-    case 2: RowTiles<2>(blk, p); break;
-    case 1: RowTiles<1>(blk, p); break;
-    default: break;
-  }
+  if (blk.tap_offset != nullptr) return Block<true>(blk);
+  Block<false>(blk);
 }
 
 }  // namespace ptq

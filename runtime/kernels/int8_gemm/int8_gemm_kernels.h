@@ -20,9 +20,14 @@ namespace ptq {
 // to [lo, hi] = [qmin - y_zero_point, qmax - y_zero_point], plus y_zero_point; for float outputs
 // float(acc) * multiplier[n] + float_bias[n] (padded like multiplier).
 // Only the first `cols` columns are stored; c points at the block's first element, rows ldc apart.
+// With taps (tap_offset not null; Int8GemmTaps), row r of the block is row row0 + r of the GEMM and its k steps are
+// `taps` runs of tap_steps steps, run t at a + RowOffset(row0 + r) + tap_offset[t], where RowOffset(m) =
+// (m / line_rows) * line_stride + (m % line_rows) * a_row_bytes.
 struct Int8Block {
   const uint8_t* a = nullptr;
   int64_t a_row_bytes = 0;
+  const int64_t* tap_offset = nullptr;
+  int64_t taps = 0, tap_steps = 0, row0 = 0, line_rows = 1, line_stride = 0;
   const int32_t* a_row_sum = nullptr;
   const int32_t* a_zero_point = nullptr;
   int64_t rows = 0;
@@ -45,12 +50,20 @@ struct Int8Block {
   int32_t y_zero_point = 0;
 };
 
+// The first byte of the block's row r (of its first tap's run, with taps).
+inline const uint8_t* Int8BlockRow(const Int8Block& blk, int64_t r) {
+  if (blk.tap_offset == nullptr) return blk.a + r * blk.a_row_bytes;
+  const int64_t m = blk.row0 + r;
+  return blk.a + (m / blk.line_rows) * blk.line_stride + (m % blk.line_rows) * blk.a_row_bytes;
+}
+
 // Packed A for the AVX2 kernels: row m of a (K bytes at a + m * lda; int8 values with their sign bit flipped,
 // a + 128) widened to uint16 at dst + m * row_bytes, zero padded to row_bytes; row_sum[m] = the row's sum.
 void PackRowsWideAvx2(const uint8_t* a, int64_t lda, bool is_signed, int64_t M, int64_t K, int64_t row_bytes,
                       uint8_t* dst, int32_t* row_sum);
 
-// One function per instruction set; each computes the whole block. x86-64 only except the scalar one.
+// One function per instruction set; each computes the whole block. x86-64 only except the scalar one. Taps are read
+// by the scalar and AVX-512 VNNI ones only.
 void Int8BlockScalar(const Int8Block& block);
 void Int8BlockAvx2(const Int8Block& block);
 void Int8BlockAvxVnni(const Int8Block& block);

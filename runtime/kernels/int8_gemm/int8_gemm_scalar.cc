@@ -1,4 +1,4 @@
-// Portable int8 GEMM block kernel: plain loops over the VNNI layout (4 k per step), any CPU.
+// Portable int8 GEMM block kernel: plain loops over the VNNI layout (4 k per step), rows dense or by taps, any CPU.
 #include <algorithm>
 #include <cstring>
 
@@ -17,13 +17,16 @@ void Int8BlockScalar(const Int8Block& blk) {
     const int64_t c0 = p * kCols;
     const int64_t cols = std::min(kCols, blk.cols - c0);
     for (int64_t r = 0; r < blk.rows; ++r) {
-      const uint8_t* a = blk.a + r * blk.a_row_bytes;
+      const uint8_t* row = Int8BlockRow(blk, r);
       uint32_t acc[kCols] = {};
       for (int64_t s = 0; s < blk.k_steps; ++s) {
+        // Step s of the row: its own 4 bytes, or byte (s % tap_steps) * 4 of tap s / tap_steps's run.
+        const uint8_t* a = blk.tap_offset == nullptr ? row + 4 * s
+                                                     : row + blk.tap_offset[s / blk.tap_steps] + 4 * (s % blk.tap_steps);
         const int8_t* b = panel + s * 64;
         for (int64_t c = 0; c < kCols; ++c) {
           int32_t dot = 0;
-          for (int j = 0; j < 4; ++j) dot += int32_t{a[4 * s + j]} * int32_t{b[4 * c + j]};
+          for (int j = 0; j < 4; ++j) dot += int32_t{a[j]} * int32_t{b[4 * c + j]};
           acc[c] += static_cast<uint32_t>(dot);
         }
       }
