@@ -10,6 +10,7 @@
 #include "runtime/error.h"
 #include "runtime/kernels/grow_only.h"
 #include "runtime/kernels/int8_gemm/int8_gemm_kernels.h"
+#include "runtime/kernels/shared_zeros.h"
 #include "runtime/quant_math.h"
 #include "runtime/threading.h"
 
@@ -241,17 +242,20 @@ void Int8Gemm(const Int8GemmA& a, const PackedInt8B& b, const Int8GemmOut& out) 
   if (out.bias != nullptr) std::copy(out.bias, out.bias + N, s.bias.begin());
   // One zero point for all rows (per-tensor activations): its term a_zp * col_adjust[n] is taken off the bias
   // once (int32 wrapping, as the kernels subtract it) and the kernels see zero, instead of a multiply per output.
-  GrowTo(s.a_zero_point, M);
+  // The kernels then read zeros shared by all calls: filling a scratch vector with them on every call was 15% of
+  // RegNet-Y-800MF int8 at batch 8 (a fill as long as the largest GEMM's rows for each group's small one).
+  const int32_t* a_zero_point = static_cast<const int32_t*>(SharedZeros(static_cast<size_t>(M) * sizeof(int32_t)));
   const int32_t a_shift = a.is_signed ? 128 : 0;
   if (a.zero_point_per_row) {
+    GrowTo(s.a_zero_point, M);
     for (int64_t m = 0; m < M; ++m) s.a_zero_point[static_cast<size_t>(m)] = a.zero_point[m] + a_shift;
+    a_zero_point = s.a_zero_point.data();
   } else {
     const uint32_t a_zp = static_cast<uint32_t>(a.zero_point[0] + a_shift);
     for (int64_t n = 0; n < N; ++n) {
       int32_t& bias = s.bias[static_cast<size_t>(n)];
       bias = static_cast<int32_t>(static_cast<uint32_t>(bias) - a_zp * static_cast<uint32_t>(b.col_adjust()[n]));
     }
-    std::fill(s.a_zero_point.begin(), s.a_zero_point.end(), 0);
   }
   Int8Block base;
   if (out.type != Int8Output::kInt32) {
@@ -277,7 +281,7 @@ void Int8Gemm(const Int8GemmA& a, const PackedInt8B& b, const Int8GemmOut& out) 
     base.line_stride = taps->line_stride;
   }
   base.a_row_sum = s.row_sum.data();
-  base.a_zero_point = s.a_zero_point.data();
+  base.a_zero_point = a_zero_point;
   base.rows = M;
   base.b = b.data();
   base.panel_bytes = b.panel_bytes();
