@@ -15,7 +15,7 @@ CpuFeatures DetectHardware() {
   __builtin_cpu_init();
   f.avx2_fma = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
   f.avx512f = __builtin_cpu_supports("avx512f");
-  f.avx512_vnni = __builtin_cpu_supports("avx512vnni");
+  f.avx512_vnni = __builtin_cpu_supports("avx512vnni") && __builtin_cpu_supports("avx512vl");
   f.avx_vnni = __builtin_cpu_supports("avxvnni");
 #endif
   return f;

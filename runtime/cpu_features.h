@@ -8,7 +8,7 @@ namespace ptq {
 struct CpuFeatures {
   bool avx2_fma = false;     // AVX2 and FMA3
   bool avx512f = false;      // AVX-512 Foundation
-  bool avx512_vnni = false;  // AVX-512 VNNI (vpdpbusd on zmm); implies nothing else
+  bool avx512_vnni = false;  // AVX-512 VNNI and VL (vpdpbusd on zmm, and on ymm); implies nothing else
   bool avx_vnni = false;     // AVX-VNNI (vpdpbusd on ymm, VEX encoded)
 };
 

@@ -12,7 +12,7 @@
 // (_mm512_undefined_ps) as maybe uninitialised once they are inlined here; it is never read.
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 
-#define PTQ_VNNI512 __attribute__((target("avx512f,avx512vnni")))
+#define PTQ_VNNI512 __attribute__((target("avx512f,avx512vl,avx512vnni")))
 
 namespace ptq {
 namespace {
@@ -104,30 +104,40 @@ PTQ_VNNI512 __attribute__((noinline)) void StoreTile(const Int8Block& blk, const
   }
 }
 
-// acc += `steps` k steps of the rows at a + r * lda (dense) or at row[r] (taps) times the panels from b.
-template <int kRows, int kVecs, bool kTaps>
-PTQ_VNNI512 inline __attribute__((always_inline)) void Steps(__m512i (&acc)[kRows][kVecs], const uint8_t* a,
-                                                               int64_t lda, const uint8_t* const (&row)[kRows],
-                                                               const int8_t* b, int64_t pb, int64_t steps) {
+// acc += `steps` k steps of the rows at a + r * lda (dense) or at row[r] (taps) times the panels from b. With kHalf,
+// the last panel's first 8 columns only (the rest are the zero padding past N), in half[] on ymm: half the work of a
+// panel where a zmm vpdpbusd takes two of the CPU's 256-bit operations (AMD Zen 4).
+template <int kRows, int kVecs, bool kTaps, bool kHalf>
+PTQ_VNNI512 inline __attribute__((always_inline)) void Steps(__m512i (&acc)[kRows][kVecs], __m256i (&half)[kRows],
+                                                               const uint8_t* a, int64_t lda,
+                                                               const uint8_t* const (&row)[kRows], const int8_t* b,
+                                                               int64_t pb, int64_t steps) {
+  constexpr int kFull = kHalf ? kVecs - 1 : kVecs;
   for (int64_t s = 0; s < steps; ++s) {
     __m512i bv[kVecs];
 #pragma GCC unroll 8
-    for (int v = 0; v < kVecs; ++v) bv[v] = _mm512_loadu_si512(b + v * pb + 64 * s);
+    for (int v = 0; v < kFull; ++v) bv[v] = _mm512_loadu_si512(b + v * pb + 64 * s);
+    __m256i bh = _mm256_setzero_si256();
+    if (kHalf) bh = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(b + kFull * pb + 64 * s));
 #pragma GCC unroll 8
     for (int r = 0; r < kRows; ++r) {
       const __m512i av = _mm512_set1_epi32(Load32((kTaps ? row[r] : a + r * lda) + 4 * s));
 #pragma GCC unroll 8
-      for (int v = 0; v < kVecs; ++v) acc[r][v] = _mm512_dpbusd_epi32(acc[r][v], av, bv[v]);
+      for (int v = 0; v < kFull; ++v) acc[r][v] = _mm512_dpbusd_epi32(acc[r][v], av, bv[v]);
+      if (kHalf) half[r] = _mm256_dpbusd_epi32(half[r], _mm512_castsi512_si256(av), bh);
     }
   }
 }
 
-// kRows rows starting at r0, kVecs panels starting at panel p0; A's rows dense or by taps (kTaps).
-template <int kRows, int kVecs, bool kTaps = false>
+// kRows rows starting at r0, kVecs panels starting at panel p0; A's rows dense or by taps (kTaps); with kHalf, the
+// last panel holds at most 8 of the block's columns.
+template <int kRows, int kVecs, bool kTaps = false, bool kHalf = false>
 PTQ_VNNI512 void Tile(const Int8Block& blk, int64_t r0, int64_t p0) {
   __m512i acc[kRows][kVecs];
+  __m256i half[kRows];
 #pragma GCC unroll 8
   for (int r = 0; r < kRows; ++r) {
+    half[r] = _mm256_setzero_si256();
 #pragma GCC unroll 8
     for (int v = 0; v < kVecs; ++v) acc[r][v] = _mm512_setzero_si512();
   }
@@ -141,34 +151,46 @@ PTQ_VNNI512 void Tile(const Int8Block& blk, int64_t r0, int64_t p0) {
       const uint8_t* row[kRows];
 #pragma GCC unroll 8
       for (int r = 0; r < kRows; ++r) row[r] = first[r] + blk.tap_offset[t];
-      Steps<kRows, kVecs, true>(acc, nullptr, 0, row, b, pb, blk.tap_steps);
+      Steps<kRows, kVecs, true, kHalf>(acc, half, nullptr, 0, row, b, pb, blk.tap_steps);
     }
   } else {
     const uint8_t* unused[kRows] = {};
-    Steps<kRows, kVecs, false>(acc, blk.a + r0 * blk.a_row_bytes, blk.a_row_bytes, unused, b, pb, blk.k_steps);
+    Steps<kRows, kVecs, false, kHalf>(acc, half, blk.a + r0 * blk.a_row_bytes, blk.a_row_bytes, unused, b, pb,
+                                      blk.k_steps);
   }
   // The epilogue out of line, once per tile: inlined, it left too few registers for the accumulators here.
   alignas(64) int32_t sums[kRows][kVecs][16];
 #pragma GCC unroll 8
   for (int r = 0; r < kRows; ++r) {
 #pragma GCC unroll 8
-    for (int v = 0; v < kVecs; ++v) _mm512_store_si512(sums[r][v], acc[r][v]);
+    for (int v = 0; v < (kHalf ? kVecs - 1 : kVecs); ++v) _mm512_store_si512(sums[r][v], acc[r][v]);
+    if (kHalf) {  // the padding columns' sums are zeros, never stored
+      _mm256_store_si256(reinterpret_cast<__m256i*>(sums[r][kVecs - 1]), half[r]);
+      _mm256_store_si256(reinterpret_cast<__m256i*>(sums[r][kVecs - 1] + 8), _mm256_setzero_si256());
+    }
   }
   StoreTile<kRows, kVecs>(blk, sums, r0, p0);
 }
 
-template <int kVecs, bool kTaps>
+template <int kVecs, bool kTaps, bool kHalf>
 PTQ_VNNI512 void RowTiles(const Int8Block& blk, int64_t p0) {
   int64_t r = 0;
-  for (; r + 6 <= blk.rows; r += 6) Tile<6, kVecs, kTaps>(blk, r, p0);
+  for (; r + 6 <= blk.rows; r += 6) Tile<6, kVecs, kTaps, kHalf>(blk, r, p0);
   switch (blk.rows - r) {
-    case 5: Tile<5, kVecs, kTaps>(blk, r, p0); break;
-    case 4: Tile<4, kVecs, kTaps>(blk, r, p0); break;
-    case 3: Tile<3, kVecs, kTaps>(blk, r, p0); break;
-    case 2: Tile<2, kVecs, kTaps>(blk, r, p0); break;
-    case 1: Tile<1, kVecs, kTaps>(blk, r, p0); break;
+    case 5: Tile<5, kVecs, kTaps, kHalf>(blk, r, p0); break;
+    case 4: Tile<4, kVecs, kTaps, kHalf>(blk, r, p0); break;
+    case 3: Tile<3, kVecs, kTaps, kHalf>(blk, r, p0); break;
+    case 2: Tile<2, kVecs, kTaps, kHalf>(blk, r, p0); break;
+    case 1: Tile<1, kVecs, kTaps, kHalf>(blk, r, p0); break;
     default: break;
   }
+}
+
+// Panels [p0, p0 + kVecs), the last of them the block's last panel of at most 8 columns when `half`.
+template <int kVecs, bool kTaps>
+PTQ_VNNI512 void PanelTiles(const Int8Block& blk, int64_t p0, bool half) {
+  if (half) return RowTiles<kVecs, kTaps, true>(blk, p0);
+  RowTiles<kVecs, kTaps, false>(blk, p0);
 }
 
 template <bool kTaps>
@@ -177,11 +199,13 @@ PTQ_VNNI512 void Block(const Int8Block& blk) {
   if (!kTaps && blk.rows == 1) {  // one row: 8 independent accumulators hide vpdpbusd's latency
     for (; p + 8 <= blk.panels; p += 8) Tile<1, 8>(blk, 0, p);
   }
-  for (; p + 4 <= blk.panels; p += 4) RowTiles<4, kTaps>(blk, p);
+  // Whether the last panel holds at most 8 columns (as with N = 24 or 40).
+  const bool last_half = blk.panels > 0 && blk.cols - (blk.panels - 1) * PackedInt8B::kPanelCols <= 8;
+  for (; p + 4 <= blk.panels; p += 4) PanelTiles<4, kTaps>(blk, p, last_half && p + 4 == blk.panels);
   switch (blk.panels - p) {
-    case 3: RowTiles<3, kTaps>(blk, p); break;
-    case 2: RowTiles<2, kTaps>(blk, p); break;
-    case 1: RowTiles<1, kTaps>(blk, p); break;
+    case 3: PanelTiles<3, kTaps>(blk, p, last_half); break;
+    case 2: PanelTiles<2, kTaps>(blk, p, last_half); break;
+    case 1: PanelTiles<1, kTaps>(blk, p, last_half); break;
     default: break;
   }
 }

@@ -141,7 +141,7 @@ TEST(ConvTransposeTest, KernelEqualToStrideHasTheBitsOfTheWholeImageGemmAndScatt
     bool bias;
   };
   const int saved = omp_get_max_threads();
-  for (const Case c : {Case{1, 1, 24, 16, 70, 40, 2, 2, true}, Case{3, 2, 5, 7, 33, 19, 3, 2, false},
+  for (const Case& c : {Case{1, 1, 24, 16, 70, 40, 2, 2, true}, Case{3, 2, 5, 7, 33, 19, 3, 2, false},
                        Case{2, 1, 96, 24, 9, 300, 2, 2, true}, Case{1, 1, 3, 2, 4, 5, 1, 3, true}}) {
     const Tensor x = random({c.batch, c.group * c.cg, c.h, c.w}), wt = random({c.group * c.cg, c.mg, c.s0, c.s1});
     const Tensor bias = random({c.group * c.mg});
