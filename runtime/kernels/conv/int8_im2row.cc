@@ -99,30 +99,45 @@ void Im2Row(const uint8_t* padded, int64_t channels, const Window3& w, const Pad
   Im2RowFixed<0>(padded, channels, w, p, line_begin, line_end, rows);
 }
 
-void PadPositions(const uint8_t* x_hwc, int64_t channels, const Window3& w, const PaddedGeometry& p, uint8_t pad_value,
-                  uint8_t* dst, uint8_t flip) {
-  // Row by row of the padded grid: a row outside the input all pad_value; else its left padding, the input row,
+void PadChannelsLines(const uint8_t* x_hwc, int64_t channels, int64_t x_stride, const Window3& w,
+                      const PaddedGeometry& p, uint8_t pad_value, uint8_t flip, int64_t line_begin, int64_t line_end,
+                      uint8_t* dst) {
+  // Line by line of the padded grid: a line outside the input all pad_value; else its left padding, the input line,
   // its right padding (filling the whole grid first, then copying the input over it, wrote every byte twice).
-  const int64_t run = w.in[2] * channels;  // one input row of positions
-  const int64_t row = p.dims[2] * channels, left = w.pad[2] * channels;
-  for (int64_t d = 0; d < p.dims[0]; ++d) {
-    for (int64_t h = 0; h < p.dims[1]; ++h) {
-      uint8_t* out = dst + (d * p.dims[1] + h) * row;
-      const int64_t id = d - w.pad[0], ih = h - w.pad[1];
-      if (id < 0 || id >= w.in[0] || ih < 0 || ih >= w.in[1]) {
-        std::fill(out, out + row, pad_value);
-        continue;
-      }
-      std::fill(out, out + left, pad_value);
-      const uint8_t* src = x_hwc + (id * w.in[1] + ih) * run;
-      if (flip == 0) {
-        std::memcpy(out + left, src, static_cast<size_t>(run));
-      } else {
-        for (int64_t i = 0; i < run; ++i) out[left + i] = static_cast<uint8_t>(src[i] ^ flip);
-      }
-      std::fill(out + left + run, out + row, pad_value);
+  const int64_t row = p.dims[2] * channels, left = w.pad[2] * channels, run = w.in[2] * channels;
+  const uint32_t flips = 0x01010101u * flip;
+  for (int64_t line = line_begin; line < line_end; ++line) {
+    uint8_t* out = dst + (line - line_begin) * row;
+    const int64_t id = line / p.dims[1] - w.pad[0], ih = line % p.dims[1] - w.pad[1];
+    if (id < 0 || id >= w.in[0] || ih < 0 || ih >= w.in[1]) {
+      std::fill(out, out + row, pad_value);
+      continue;
     }
+    std::fill(out, out + left, pad_value);
+    const uint8_t* src = x_hwc + (id * w.in[1] + ih) * w.in[2] * x_stride;
+    if (x_stride == channels && flip == 0) {
+      std::memcpy(out + left, src, static_cast<size_t>(run));
+    } else {  // 4 bytes at a time (fixed-size copies, no call per position)
+      for (int64_t i = 0; i < w.in[2]; ++i) {
+        const uint8_t* from = src + i * x_stride;
+        uint8_t* to = out + left + i * channels;
+        int64_t c = 0;
+        for (; c + 4 <= channels; c += 4) {
+          uint32_t v;
+          std::memcpy(&v, from + c, 4);
+          v ^= flips;
+          std::memcpy(to + c, &v, 4);
+        }
+        for (; c < channels; ++c) to[c] = static_cast<uint8_t>(from[c] ^ flip);
+      }
+    }
+    std::fill(out + left + run, out + row, pad_value);
   }
+}
+
+void PadPositions(const uint8_t* x_hwc, int64_t channels, const Window3& w, const PaddedGeometry& p, uint8_t pad_value,
+                  uint8_t* dst) {
+  PadChannelsLines(x_hwc, channels, channels, w, p, pad_value, 0, 0, p.dims[0] * p.dims[1], dst);
 }
 
 namespace {

@@ -36,10 +36,15 @@ void Im2Row(const uint8_t* padded, int64_t channels, const Window3& w, const Pad
 
 // Channels-last. x_hwc holds the input positions in order, `channels` bytes each (the transpose of
 // the channel planes); dst is the padded grid of positions, `channels` bytes each; then
-// rows[o][k * channels + c] = padded[o * stride + k * dilation][c]. Each byte of x is copied as x ^ flip (0x80 makes
-// int8 values the uint8 values + 128).
+// rows[o][k * channels + c] = padded[o * stride + k * dilation][c].
 void PadPositions(const uint8_t* x_hwc, int64_t channels, const Window3& w, const PaddedGeometry& p, uint8_t pad_value,
-                  uint8_t* dst, uint8_t flip = 0);
+                  uint8_t* dst);
+// PadPositions of `channels` of x's channels, its positions x_stride bytes apart (from the first channel taken), each
+// byte copied as x ^ flip (0x80 makes int8 values the uint8 values + 128); only the padded grid's lines (d, h)
+// numbered [line_begin, line_end), line_begin's first at dst.
+void PadChannelsLines(const uint8_t* x_hwc, int64_t channels, int64_t x_stride, const Window3& w,
+                      const PaddedGeometry& p, uint8_t pad_value, uint8_t flip, int64_t line_begin, int64_t line_end,
+                      uint8_t* dst);
 // Lines as Im2Row.
 void Im2RowChannelsLast(const uint8_t* padded, int64_t channels, const Window3& w, const PaddedGeometry& p,
                         uint8_t* rows, int64_t line_begin = 0, int64_t line_end = -1);

@@ -216,7 +216,8 @@ void Int8Gemm(const Int8GemmA& a, const PackedInt8B& b, const Int8GemmOut& out) 
       if (b.any_b_zero_point()) {
         const int64_t run = K / tap_count;
         for (int64_t m = r0; m < r1; ++m) {
-          const uint8_t* row = src + (m / taps->line_rows) * taps->line_stride + (m % taps->line_rows) * a.lda;
+          const int64_t i = taps->first_row + m;
+          const uint8_t* row = src + (i / taps->line_rows) * taps->line_stride + (i % taps->line_rows) * a.lda;
           int32_t sum = 0;
           for (const int64_t offset : taps->offsets) sum += RowSum(row + offset, run);
           row_sum[m] = sum;
@@ -279,6 +280,7 @@ void Int8Gemm(const Int8GemmA& a, const PackedInt8B& b, const Int8GemmOut& out) 
     base.tap_steps = K / tap_count / 4;
     base.line_rows = taps->line_rows;
     base.line_stride = taps->line_stride;
+    base.row0 = taps->first_row;
   }
   base.a_row_sum = s.row_sum.data();
   base.a_zero_point = a_zero_point;

@@ -63,14 +63,15 @@ class PackedInt8B {
   bool any_b_zero_point_ = false;
 };
 
-// Rows of A read in place from a padded channels-last image, an im2row that is never written: the K values of
-// row m are `offsets.size()` runs of K / offsets.size() bytes (one per kernel tap), run t at
-//   data + (m / line_rows) * line_stride + (m % line_rows) * lda + offsets[t]
-// (output positions in lines of line_rows, lda bytes apart within a line).
+// Rows of A read in place from a padded channels-last image, an im2row that is never written: with i = first_row + m,
+// the K values of row m are `offsets.size()` runs of K / offsets.size() bytes (one per kernel tap), run t at
+//   data + (i / line_rows) * line_stride + (i % line_rows) * lda + offsets[t]
+// (output positions in lines of line_rows, lda bytes apart within a line; the first row where first_row says).
 struct Int8GemmTaps {
   std::vector<int64_t> offsets;
   int64_t line_rows = 1;
   int64_t line_stride = 0;
+  int64_t first_row = 0;
 };
 
 // Whether Int8Gemm reads A through taps for this B: uint8 A, runs of whole 4-byte groups, and kernels that
