@@ -118,6 +118,9 @@ TEST(Int8OpsFastPath, QLinearConvAndConvIntegerMatchTheReferenceConv) {
       // 2 such images, one per thread.
       {{28, 27}, {3, 3}, 1, 112, 112, 7, {1, 2}, {1, 1}, {1, 1, 0, 1}},
       {{28, 27}, {3, 3}, 2, 112, 112, 7, {1, 2}, {1, 1}, {1, 1, 0, 1}},
+      // An image whose rows two threads share mid-line (465 positions in lines of 31), with stride and dilation in
+      // height and 2 groups: channels last, each thread pads the lines its rows read (Int8ConvTaps).
+      {{29, 31}, {3, 3}, 1, 64, 48, 2, {2, 1}, {2, 1}, {2, 1, 2, 1}},
   };
   omp_set_num_threads(2);  // the threaded path runs even on a one-core machine
   int i = 0;
