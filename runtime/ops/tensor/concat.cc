@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "runtime/shape_util.h"
+#include "runtime/threading.h"
 
 namespace ptq {
 namespace {
@@ -50,8 +51,14 @@ class Concat : public Kernel {
     const size_t es = ElementSize(out.dtype());
     const int64_t outer = SizeOfRange(out_shape, 0, axis);
     const int64_t inner = SizeOfRange(out_shape, axis + 1, rank);
-    char* dst = static_cast<char*>(out.raw());
+    // Threads share the outer indices from 1 MiB of output on (each index's blocks are one run of the output).
+    const int64_t bytes = out.size() * static_cast<int64_t>(es);
+    const int64_t row = outer > 0 ? bytes / outer : 0;
+    char* const base = static_cast<char*>(out.raw());
+    const int threads = ThreadsForWork(bytes, int64_t{1} << 20);
+#pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1)
     for (int64_t o = 0; o < outer; ++o) {
+      char* dst = base + o * row;
       for (const Tensor* t : parts) {
         const size_t block = static_cast<size_t>(t->dim(axis) * inner) * es;
         std::memcpy(dst, static_cast<const char*>(t->raw()) + static_cast<size_t>(o) * block, block);
