@@ -38,6 +38,11 @@ struct ConvScratch {
 
 }  // namespace
 
+bool Int8ConvSharesImages(int64_t batch, int64_t work_per_image, int threads) {
+  return threads > 1 && batch > 1 && batch * work_per_image >= kParallelImagesMacs &&
+         (work_per_image < kSplitGemmMacs || batch % threads == 0);
+}
+
 PackedInt8ConvWeights PackInt8ConvWeights(const Tensor& w, const std::vector<int32_t>& w_zero_points, int64_t group,
                                           bool channels_last_input) {
   PackedInt8ConvWeights packed;
@@ -265,8 +270,7 @@ void Int8Conv(const Tensor& x, int32_t x_zero_point, const Tensor& w, const std:
   // faster on two threads than on one (its 3-channel stem 1.0x, its grouped 3 x 3s 1.0-1.6x).
   const int64_t macs_per_image = Int8GemmWork(out_plane, M, K, finish != nullptr);  // as the GEMM weighs it
   const int threads = InParallelRegion() ? 1 : omp_get_max_threads();
-  if (threads > 1 && geometry.batch > 1 && geometry.batch * macs_per_image >= kParallelImagesMacs &&
-      (macs_per_image < kSplitGemmMacs || geometry.batch % threads == 0)) {
+  if (Int8ConvSharesImages(geometry.batch, macs_per_image, threads)) {
     const int64_t per_thread = (geometry.batch + threads - 1) / threads;
 #pragma omp parallel for schedule(static) num_threads(threads)
     for (int t = 0; t < threads; ++t) {

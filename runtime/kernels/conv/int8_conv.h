@@ -25,6 +25,10 @@ struct PackedInt8ConvWeights {
   std::vector<float> depthwise;
 };
 
+// Whether `threads` threads take whole images of a batch, each image's work as Int8GemmWork weighs it: enough work in
+// all (kInt8ParallelWork), and no image big enough to be shared out by itself unless the images divide evenly.
+bool Int8ConvSharesImages(int64_t batch, int64_t work_per_image, int threads);
+
 // w is uint8/int8 [M, C/group, k1..kn]; w_zero_points holds 1 or M values. channels_last_input packs
 // for channels-last inputs (ConvGeometry::channels_last) whatever the number of channels.
 // REQUIRES: group >= 1 divides M.

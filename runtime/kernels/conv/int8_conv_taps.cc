@@ -79,8 +79,7 @@ void Int8ConvTaps(const Tensor& x, int32_t x_zero_point, const ConvGeometry& geo
   // Threads take whole images (as Int8Conv shares them), or even shares of each image's rows.
   const int64_t work = Int8GemmWork(out_plane, M, cg * win.kernel[1] * win.kernel[2], finish != nullptr);
   const int threads = InParallelRegion() ? 1 : omp_get_max_threads();
-  if (threads > 1 && geometry.batch > 1 && geometry.batch * work >= kInt8ParallelWork &&
-      (work < kInt8ParallelWork || geometry.batch % threads == 0)) {
+  if (Int8ConvSharesImages(geometry.batch, work, threads)) {
     const int64_t per_thread = (geometry.batch + threads - 1) / threads;
 #pragma omp parallel for schedule(static) num_threads(threads)
     for (int t = 0; t < threads; ++t) {
