@@ -37,6 +37,15 @@ struct KernelContext {
   std::vector<Tensor> outputs;
   // One entry per KernelInit::implicit_inputs name (control-flow ops only).
   std::vector<const Tensor*> implicit_inputs;
+  // One entry per node input (or none): whether the kernel may write an output over that input's buffer, once it
+  // has no more use for the input: this node is its last reader, reads it through no other input, and nothing else
+  // holds its buffer.
+  std::vector<char> reusable;
+  // Input i when the kernel may write over its buffer, else nullptr.
+  const Tensor* Reusable(int i) const {
+    const bool ok = i < static_cast<int>(reusable.size()) && reusable[static_cast<size_t>(i)];
+    return ok ? inputs[static_cast<size_t>(i)] : nullptr;
+  }
 
   int num_inputs() const { return static_cast<int>(inputs.size()); }
   // The i-th input, or nullptr when absent or omitted.

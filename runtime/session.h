@@ -95,6 +95,10 @@ class Session {
   // `captures` in the order of graph().captures. Returns the graph outputs in order. Not observed.
   std::vector<Tensor> RunSubgraph(const std::vector<const Tensor*>& inputs, const std::vector<const Tensor*>& captures);
 
+  // How many node outputs the last Run wrote over the buffer of an input that no one read again (element-wise
+  // kernels, KernelContext::reusable; none while an observer watches). For tests and profiles.
+  int64_t reused_buffers() const { return reused_buffers_; }
+
  private:
   struct Step;
   std::vector<Tensor> Execute(std::vector<Tensor>& slots, const Observer& observer);
@@ -109,6 +113,7 @@ class Session {
   std::vector<int> capture_slots_;
   std::vector<int> output_slots_;
   std::vector<std::pair<int, const Tensor*>> constant_slots_;
+  int64_t reused_buffers_ = 0;
 };
 
 }  // namespace ptq

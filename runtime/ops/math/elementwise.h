@@ -183,18 +183,18 @@ bool UseAvx512Clone() {
 }
 
 // ---- Unary map --------------------------------------------------------------------------------
-// y[i] = fn(x[i]) over contiguous arrays (kept minimal so that the loop vectorises).
+// y[i] = fn(x[i]) over contiguous arrays (kept minimal so that the loop vectorises). y may be x (in place): no
+// __restrict, and GCC's check for overlap before the vector loop lets an exact alias through.
 template <class In, class Out, class Fn>
-__attribute__((always_inline)) inline void MapArrayLoop(const In* __restrict x, Out* __restrict y, int64_t n,
-                                                        const Fn& fn) {
+__attribute__((always_inline)) inline void MapArrayLoop(const In* x, Out* y, int64_t n, const Fn& fn) {
   for (int64_t i = 0; i < n; ++i) y[i] = fn(x[i]);
 }
 template <class In, class Out, class Fn>
-PTQ_TARGET_AVX2 void MapArrayAvx2(const In* __restrict x, Out* __restrict y, int64_t n, const Fn& fn) {
+PTQ_TARGET_AVX2 void MapArrayAvx2(const In* x, Out* y, int64_t n, const Fn& fn) {
   MapArrayLoop(x, y, n, fn);
 }
 template <class In, class Out, class Fn>
-PTQ_TARGET_AVX512 void MapArrayAvx512(const In* __restrict x, Out* __restrict y, int64_t n, const Fn& fn) {
+PTQ_TARGET_AVX512 void MapArrayAvx512(const In* x, Out* y, int64_t n, const Fn& fn) {
   MapArrayLoop(x, y, n, fn);
 }
 // A map whose Fn has `static void ArrayAvx2(const float* x, float* y, int64_t n)` (its own AVX2 loop over
@@ -210,7 +210,7 @@ template <class Fn>
 struct HasArrayAvx512<Fn, std::void_t<decltype(&Fn::ArrayAvx512)>> : std::true_type {};
 
 template <class In, class Out, class Fn>
-void MapArray(const In* __restrict x, Out* __restrict y, int64_t n, const Fn& fn) {
+void MapArray(const In* x, Out* y, int64_t n, const Fn& fn) {
   if (UseAvx512Clone<In, Out>()) {
     if constexpr (HasArrayAvx512<Fn>::value && std::is_same<In, float>::value && std::is_same<Out, float>::value) {
       Fn::ArrayAvx512(x, y, n);
@@ -256,13 +256,16 @@ void ForEachChunk(int64_t n, int64_t block, int threads, const F& f) {
 
 // y = fn(x) element-wise; y has x's shape and EO's type; fn maps EI::Compute to EO::Compute.
 // float16/bfloat16 elements are converted in blocks so that fn runs over float arrays.
+// With `reuse` (x itself, which the caller will not read again and nothing else holds: KernelContext::Reusable), y
+// is written over x's buffer when the element types' storage is the same.
 template <class EI, class EO, class Fn>
-Tensor MapUnary(const Tensor& x, const Fn& fn) {
+Tensor MapUnary(const Tensor& x, const Fn& fn, const Tensor* reuse = nullptr) {
   using SI = typename EI::Storage;
   using SO = typename EO::Storage;
   using CI = typename EI::Compute;
   using CO = typename EO::Compute;
-  Tensor y = Tensor::Uninitialized(EO::kType, x.shape());
+  Tensor y = reuse != nullptr && std::is_same<SI, SO>::value ? Tensor::FromBuffer(EO::kType, x.shape(), reuse->buffer())
+                                                             : Tensor::Uninitialized(EO::kType, x.shape());
   const SI* in = x.data<SI>();
   SO* out = y.data<SO>();
   const int64_t n = x.size();
@@ -373,11 +376,11 @@ void ForEachRowSpan(const BroadcastPlan& p, int64_t r0, int64_t r1, const F& f) 
 }
 
 // out[i] = Store(fn(Load(a[i*sa]), Load(b[i*sb]))) for i < n, with sa, sb in {0, 1}. Always inlined,
-// so that it is compiled for the ISA of the function that calls it.
+// so that it is compiled for the ISA of the function that calls it. out may be a or b (in place; no __restrict).
 template <class EA, class EB, class EO, class Fn>
-__attribute__((always_inline)) inline void BinaryRunLoop(const typename EA::Storage* __restrict a, int64_t sa,
-                                                         const typename EB::Storage* __restrict b, int64_t sb,
-                                                         typename EO::Storage* __restrict out, int64_t n, const Fn& fn) {
+__attribute__((always_inline)) inline void BinaryRunLoop(const typename EA::Storage* a, int64_t sa,
+                                                         const typename EB::Storage* b, int64_t sb,
+                                                         typename EO::Storage* out, int64_t n, const Fn& fn) {
   if (sa && sb) {
     for (int64_t i = 0; i < n; ++i) out[i] = EO::Store(fn(EA::Load(a[i]), EB::Load(b[i])));
   } else if (sa) {
@@ -460,11 +463,17 @@ void ForEachBinarySpan(const BroadcastPlan& p, const F& f) {
   });
 }
 
-// C = fn(A, B) element-wise with numpy broadcasting; C has EO's type.
+// C = fn(A, B) element-wise with numpy broadcasting; C has EO's type. With reuse_a (A itself, as MapUnary's reuse)
+// C is written over A's buffer when A has C's type and shape, else with reuse_b over B's likewise.
 template <class EA, class EB, class EO, class Fn>
-Tensor BroadcastBinary(const Tensor& a, const Tensor& b, const Fn& fn) {
+Tensor BroadcastBinary(const Tensor& a, const Tensor& b, const Fn& fn, const Tensor* reuse_a = nullptr,
+                       const Tensor* reuse_b = nullptr) {
   const BroadcastPlan p = PlanBroadcast({&a.shape(), &b.shape()});
-  Tensor c = Tensor::Uninitialized(EO::kType, p.out_shape);
+  const Tensor* reuse = nullptr;
+  if (reuse_a != nullptr && a.dtype() == EO::kType && a.shape() == p.out_shape) reuse = reuse_a;
+  if (reuse == nullptr && reuse_b != nullptr && b.dtype() == EO::kType && b.shape() == p.out_shape) reuse = reuse_b;
+  Tensor c = reuse != nullptr ? Tensor::FromBuffer(EO::kType, p.out_shape, reuse->buffer())
+                              : Tensor::Uninitialized(EO::kType, p.out_shape);
   const auto* pa = a.data<typename EA::Storage>();
   const auto* pb = b.data<typename EB::Storage>();
   auto* pc = c.data<typename EO::Storage>();
@@ -499,7 +508,7 @@ class UnaryKernel final : public Kernel {
     const Tensor& x = ctx.required_input(0);
     DispatchType<Types>(x.dtype(), op_type_, "X", [&](auto e) {
       using E = decltype(e);
-      ctx.outputs[0] = MapUnary<E, E>(x, op_);
+      ctx.outputs[0] = MapUnary<E, E>(x, op_, ctx.Reusable(0));
     });
   }
 
@@ -529,7 +538,8 @@ class BinaryKernel final : public Kernel {
     DispatchType<Types>(a.dtype(), op_type_, "A", [&](auto e) {
       using E = decltype(e);
       using EO = std::conditional_t<kBoolOut, Elem<DataType::kBool>, E>;
-      ctx.outputs[0] = BroadcastBinary<E, E, EO>(a, b_aligned, op_);
+      ctx.outputs[0] = legacy_.enabled ? BroadcastBinary<E, E, EO>(a, b_aligned, op_)
+                                       : BroadcastBinary<E, E, EO>(a, b_aligned, op_, ctx.Reusable(0), ctx.Reusable(1));
     });
   }
 
