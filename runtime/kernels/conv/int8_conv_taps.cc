@@ -3,6 +3,7 @@
 
 #include <omp.h>
 
+#include <algorithm>
 #include <vector>
 
 #include "runtime/kernels/conv/int8_im2row.h"
