@@ -216,8 +216,7 @@ void Int8Gemm(const Int8GemmA& a, const PackedInt8B& b, const Int8GemmOut& out) 
       if (b.any_b_zero_point()) {
         const int64_t run = K / tap_count;
         for (int64_t m = r0; m < r1; ++m) {
-          const int64_t i = taps->first_row + m;
-          const uint8_t* row = src + (i / taps->line_rows) * taps->line_stride + (i % taps->line_rows) * a.lda;
+          const uint8_t* row = src + TapRowOffset(taps->first_row + m, taps->line_rows, taps->line_stride, a.lda);
           int32_t sum = 0;
           for (const int64_t offset : taps->offsets) sum += RowSum(row + offset, run);
           row_sum[m] = sum;

@@ -50,11 +50,16 @@ struct Int8Block {
   int32_t y_zero_point = 0;
 };
 
+// The byte offset of row i of A read by taps (Int8GemmTaps): rows in lines of line_rows, lines line_stride apart, rows
+// of a line lda apart.
+inline int64_t TapRowOffset(int64_t i, int64_t line_rows, int64_t line_stride, int64_t lda) {
+  return (i / line_rows) * line_stride + (i % line_rows) * lda;
+}
+
 // The first byte of the block's row r (of its first tap's run, with taps).
 inline const uint8_t* Int8BlockRow(const Int8Block& blk, int64_t r) {
   if (blk.tap_offset == nullptr) return blk.a + r * blk.a_row_bytes;
-  const int64_t m = blk.row0 + r;
-  return blk.a + (m / blk.line_rows) * blk.line_stride + (m % blk.line_rows) * blk.a_row_bytes;
+  return blk.a + TapRowOffset(blk.row0 + r, blk.line_rows, blk.line_stride, blk.a_row_bytes);
 }
 
 // Packed A for the AVX2 kernels: row m of a (K bytes at a + m * lda; int8 values with their sign bit flipped,

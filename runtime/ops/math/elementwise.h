@@ -538,8 +538,9 @@ class BinaryKernel final : public Kernel {
     DispatchType<Types>(a.dtype(), op_type_, "A", [&](auto e) {
       using E = decltype(e);
       using EO = std::conditional_t<kBoolOut, Elem<DataType::kBool>, E>;
-      ctx.outputs[0] = legacy_.enabled ? BroadcastBinary<E, E, EO>(a, b_aligned, op_)
-                                       : BroadcastBinary<E, E, EO>(a, b_aligned, op_, ctx.Reusable(0), ctx.Reusable(1));
+      // B realigned for an old opset is a new tensor: only A's buffer may be taken then.
+      ctx.outputs[0] = BroadcastBinary<E, E, EO>(a, b_aligned, op_, ctx.Reusable(0),
+                                                 legacy_.enabled ? nullptr : ctx.Reusable(1));
     });
   }
 
