@@ -7,8 +7,10 @@
 #include <gtest/gtest.h>
 #include <omp.h>
 
+#include <algorithm>
 #include <cstring>
 #include <limits>
+#include <mutex>
 #include <random>
 #include <string>
 #include <vector>
@@ -227,6 +229,61 @@ TEST(Int8GemmTest, ThreadedProductsMatch) {
     // rows it multiplies (RegNet's 14 x 14 x 320 layers).
     RunCase(Case{196, 320, 320, false, true, false, true, Int8Output::kUint8, false, 0, 0}, isa, rng);
     RunCase(Case{197, 96, 336, true, false, true, true, Int8Output::kInt32, false, 2, 0}, isa, rng);
+  }
+  omp_set_num_threads(saved);
+}
+
+// A finishing step (Int8GemmOut::finish) runs once on every float output, on one or more threads, by rows or by
+// panels, each call on a block of at most 16 Ki outputs or one tile of rows (6): blocks still in cache. A thread's
+// share finished whole (after all of it was stored) fails this.
+TEST(Int8GemmTest, FinishRunsOnceOnEveryOutputInCacheSizedBlocks) {
+  std::mt19937 rng(13);
+  const int saved = omp_get_max_threads();
+  struct Shape3 {
+    int64_t M, K, N;
+  };
+  // 3000 rows of 48 (shared by rows), 40 rows of 3000 (shared by panels).
+  for (const Shape3 sh : {Shape3{3000, 40, 48}, Shape3{40, 64, 3000}}) {
+    for (int threads : {1, 2, 3}) {
+      for (Int8Isa isa : RunnableIsas()) {
+        SCOPED_TRACE(std::string(Int8IsaName(isa)) + " M=" + std::to_string(sh.M) + " threads=" +
+                     std::to_string(threads));
+        omp_set_num_threads(threads);
+        const std::vector<uint8_t> a = RandomBytes(rng, static_cast<size_t>(sh.M * sh.K));
+        const std::vector<uint8_t> b = RandomBytes(rng, static_cast<size_t>(sh.K * sh.N));
+        const std::vector<int32_t> b_zp(static_cast<size_t>(sh.N), 3);
+        const int32_t a_zp = 7;
+        PackedInt8B packed;
+        packed.Pack(b.data(), false, sh.K, sh.N, sh.N, false, b_zp.data(), isa);
+        const std::vector<float> multiplier(static_cast<size_t>(sh.N), 1.0f / 1024);
+        const Int8GemmA in{sh.M, a.data(), false, sh.K, &a_zp, false};
+        const size_t total = static_cast<size_t>(sh.M * sh.N);
+        std::vector<float> plain(total), finished(total);
+        Int8Gemm(in, packed, Int8GemmOut{Int8Output::kFloat, plain.data(), sh.N, nullptr, multiplier.data()});
+        std::mutex mutex;
+        std::vector<int> times(total, 0);
+        int64_t largest = 0;
+        const FloatRowFinish twice_plus_one = [&](float* row, int64_t n) {
+          for (int64_t i = 0; i < n; ++i) row[i] = row[i] * 2.0f + 1.0f;
+          std::lock_guard<std::mutex> lock(mutex);
+          largest = std::max(largest, n);
+          for (int64_t i = 0; i < n; ++i) ++times[static_cast<size_t>(row + i - finished.data())];
+        };
+        Int8GemmOut out{Int8Output::kFloat, finished.data(), sh.N, nullptr, multiplier.data()};
+        out.finish = &twice_plus_one;
+        Int8Gemm(in, packed, out);
+        EXPECT_LE(largest, std::max<int64_t>(int64_t{16} << 10, 6 * sh.N));
+        int bad = 0;
+        for (size_t i = 0; i < total && bad < 5; ++i) {
+          const float want = plain[i] * 2.0f + 1.0f;
+          if (times[i] != 1 || std::memcmp(&finished[i], &want, 4) != 0) {
+            ++bad;
+            ADD_FAILURE() << "output " << i << ": finished " << times[i] << " times, " << finished[i] << " want "
+                          << want;
+          }
+        }
+      }
+    }
   }
   omp_set_num_threads(saved);
 }
