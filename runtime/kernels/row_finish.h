@@ -1,4 +1,5 @@
-// RowFinish: a further step a kernel applies in place to each run of outputs once stored, while it is in cache.
+// RowFinish: a further step a kernel applies in place to each run of outputs once stored, while it is in cache;
+// FloatRowSink: where the finished values go when they are not to be stored.
 #pragma once
 
 #include <cstdint>
@@ -10,5 +11,9 @@ namespace ptq {
 template <class T>
 using RowFinish = std::function<void(T* row, int64_t n)>;
 using FloatRowFinish = RowFinish<float>;
+
+// Where a kernel hands n finished float outputs instead of storing them: sink(values, n, at), `at` the place in the
+// output the values stand for (not written; `values` is the kernel's own buffer, valid during the call).
+using FloatRowSink = std::function<void(const float* values, int64_t n, const float* at)>;
 
 }  // namespace ptq

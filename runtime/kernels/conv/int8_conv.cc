@@ -88,15 +88,28 @@ PackedInt8ConvWeights PackInt8ConvWeights(const Tensor& w, const std::vector<int
 void Int8Conv(const Tensor& x, int32_t x_zero_point, const Tensor& w, const std::vector<int32_t>& w_zero_points,
               const ConvGeometry& geometry, const PackedInt8ConvWeights* packed, const int32_t* bias, Int8Output out,
               const float* multiplier, int32_t y_zero_point, Tensor& y, const float* float_bias,
-              const FloatRowFinish* finish) {
-  if (out != Int8Output::kFloat) finish = nullptr;
-  if (finish != nullptr && !geometry.channels_last) {  // channel-major planes: one pass at the end
+              const FloatRowFinish* finish, const FloatRowSink* sink) {
+  if (out != Int8Output::kFloat) {
+    finish = nullptr;
+    sink = nullptr;
+  }
+  if ((finish != nullptr || sink != nullptr) && !geometry.channels_last) {  // channel-major planes: one pass at the end
     Int8Conv(x, x_zero_point, w, w_zero_points, geometry, packed, bias, out, multiplier, y_zero_point, y, float_bias);
-    (*finish)(y.data<float>(), y.size());
+    if (finish != nullptr) (*finish)(y.data<float>(), y.size());
+    if (sink != nullptr) (*sink)(y.data<float>(), y.size(), y.data<float>());
     return;
   }
   if (geometry.group > 1 && IsDepthwise(geometry) &&
       ShapeSize(geometry.window.kernel) <= kMaxExactDepthwiseTaps) {
+    // Stored in y: each block finished, then handed to the sink from there.
+    FloatRowFinish finish_then_sink;
+    if (sink != nullptr) {
+      finish_then_sink = [finish, sink](float* p, int64_t n) {
+        if (finish != nullptr) (*finish)(p, n);
+        (*sink)(p, n, p);
+      };
+      finish = &finish_then_sink;
+    }
     std::vector<int32_t> zp(static_cast<size_t>(geometry.out_channels));
     for (size_t m = 0; m < zp.size(); ++m) zp[m] = w_zero_points.size() == 1 ? w_zero_points[0] : w_zero_points[m];
     if (geometry.channels_last) {
@@ -136,7 +149,7 @@ void Int8Conv(const Tensor& x, int32_t x_zero_point, const Tensor& w, const std:
   auto gemm_out = [&](int64_t g, void* data, int64_t ldc) {
     return Int8GemmOut{out, data, ldc, bias != nullptr ? bias + g * mg : nullptr,
                        multiplier != nullptr ? multiplier + g * mg : nullptr, y_zero_point,
-                       float_bias != nullptr ? float_bias + g * mg : nullptr, finish};
+                       float_bias != nullptr ? float_bias + g * mg : nullptr, finish, sink};
   };
   // Channels last, one group, a 1x1 window with stride 1 and no padding: x itself is the GEMM's A and
   // the GEMM writes y; nothing is copied.
@@ -151,7 +164,7 @@ void Int8Conv(const Tensor& x, int32_t x_zero_point, const Tensor& w, const std:
   // im2row rows of PP-OCRv4's detector's 3 x 3 convolutions of 96 to 24 channels took 22 MB per image at batch 8 and
   // a third of their time; RegNet's grouped ones first copied each group's channels out of every position.
   if (Int8ConvTakesTaps(geometry, *packed)) {
-    Int8ConvTaps(x, x_zero_point, geometry, *packed, bias, out, multiplier, y_zero_point, y, float_bias, finish);
+    Int8ConvTaps(x, x_zero_point, geometry, *packed, bias, out, multiplier, y_zero_point, y, float_bias, finish, sink);
     return;
   }
   // The channels-last positions of group g of image b: x itself (NHWC, one group), a copy of its
@@ -268,7 +281,8 @@ void Int8Conv(const Tensor& x, int32_t x_zero_point, const Tensor& w, const std:
   // between the threads. Sharing each image of a batch of 8 by lines or groups instead kept one thread's
   // padding per image serial and woke the threads once per image: RegNet-Y-800MF int8 at batch 8 ran 1.1x
   // faster on two threads than on one (its 3-channel stem 1.0x, its grouped 3 x 3s 1.0-1.6x).
-  const int64_t macs_per_image = Int8GemmWork(out_plane, M, K, finish != nullptr);  // as the GEMM weighs it
+  // As the GEMM weighs it.
+  const int64_t macs_per_image = Int8GemmWork(out_plane, M, K, finish != nullptr || sink != nullptr);
   const int threads = InParallelRegion() ? 1 : omp_get_max_threads();
   if (Int8ConvSharesImages(geometry.batch, macs_per_image, threads)) {
     const int64_t per_thread = (geometry.batch + threads - 1) / threads;

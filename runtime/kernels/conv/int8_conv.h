@@ -43,12 +43,15 @@ PackedInt8ConvWeights PackInt8ConvWeights(const Tensor& w, const std::vector<int
 // convolution is then one GEMM on x itself, and no output is transposed.
 // With float output, `finish` (may be null) is applied in place to every output value, always as finish(p, n)
 // on n values of y from p (a pointer into y): channels last, to each block of output rows by the thread that
-// stored it while it is in cache; else to all of y at the end.
+// stored it while it is in cache; else to all of y at the end. With `sink` too (may be null), the finished values
+// then go to sink(values, n, at), `at` their place in y: the GEMM paths (channels last, not depthwise) finish them in
+// a buffer of their own and never write y (finish must then not depend on where its values are); the others store
+// y, finish it and hand it over from y.
 // REQUIRES: geometry = ResolveConvGeometry(attrs, x.shape(), w.shape()) (or ResolveConvGeometryChannelsLast)
 // with at most 3 spatial axes; y has geometry.output_shape().
 void Int8Conv(const Tensor& x, int32_t x_zero_point, const Tensor& w, const std::vector<int32_t>& w_zero_points,
               const ConvGeometry& geometry, const PackedInt8ConvWeights* packed, const int32_t* bias, Int8Output out,
               const float* multiplier, int32_t y_zero_point, Tensor& y, const float* float_bias = nullptr,
-              const FloatRowFinish* finish = nullptr);
+              const FloatRowFinish* finish = nullptr, const FloatRowSink* sink = nullptr);
 
 }  // namespace ptq

@@ -40,7 +40,8 @@ Int8GemmTaps TapsOf(const Window3& win, const PaddedGeometry& padded, int64_t ch
 
 void Int8ConvTaps(const Tensor& x, int32_t x_zero_point, const ConvGeometry& geometry,
                   const PackedInt8ConvWeights& packed, const int32_t* bias, Int8Output out, const float* multiplier,
-                  int32_t y_zero_point, Tensor& y, const float* float_bias, const FloatRowFinish* finish) {
+                  int32_t y_zero_point, Tensor& y, const float* float_bias, const FloatRowFinish* finish,
+                  const FloatRowSink* sink) {
   const Window3 win = ToWindow3(geometry.window);
   const PaddedGeometry padded = PadGeometry(win);
   const int64_t C = geometry.in_channels, M = geometry.out_channels;
@@ -73,12 +74,13 @@ void Int8ConvTaps(const Tensor& x, int32_t x_zero_point, const ConvGeometry& geo
       const Int8GemmA a{r1 - r0, image + g * cg, false, win.stride[2] * C, &a_zero_point, false, &taps};
       const Int8GemmOut o{out, y_bytes + ((b * out_plane + r0) * M + g * mg) * elem, M,
                           bias != nullptr ? bias + g * mg : nullptr, multiplier != nullptr ? multiplier + g * mg : nullptr,
-                          y_zero_point, float_bias != nullptr ? float_bias + g * mg : nullptr, finish};
+                          y_zero_point, float_bias != nullptr ? float_bias + g * mg : nullptr, finish, sink};
       Int8Gemm(a, packed.groups[static_cast<size_t>(g)], o);
     }
   };
   // Threads take whole images (as Int8Conv shares them), or even shares of each image's rows.
-  const int64_t work = Int8GemmWork(out_plane, M, cg * win.kernel[1] * win.kernel[2], finish != nullptr);
+  const int64_t work =
+      Int8GemmWork(out_plane, M, cg * win.kernel[1] * win.kernel[2], finish != nullptr || sink != nullptr);
   const int threads = InParallelRegion() ? 1 : omp_get_max_threads();
   if (Int8ConvSharesImages(geometry.batch, work, threads)) {
     const int64_t per_thread = (geometry.batch + threads - 1) / threads;

@@ -15,6 +15,7 @@ bool Int8ConvTakesTaps(const ConvGeometry& geometry, const PackedInt8ConvWeights
 // values made uint8 as they are copied) and each group's GEMM reads its rows from it, one run of channels per tap.
 void Int8ConvTaps(const Tensor& x, int32_t x_zero_point, const ConvGeometry& geometry,
                   const PackedInt8ConvWeights& packed, const int32_t* bias, Int8Output out, const float* multiplier,
-                  int32_t y_zero_point, Tensor& y, const float* float_bias, const FloatRowFinish* finish);
+                  int32_t y_zero_point, Tensor& y, const float* float_bias, const FloatRowFinish* finish,
+                  const FloatRowSink* sink = nullptr);
 
 }  // namespace ptq

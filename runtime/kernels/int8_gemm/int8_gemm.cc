@@ -8,6 +8,7 @@
 
 #include "runtime/cpu_features.h"
 #include "runtime/error.h"
+#include "runtime/kernels/aligned_vector.h"
 #include "runtime/kernels/grow_only.h"
 #include "runtime/kernels/int8_gemm/int8_gemm_kernels.h"
 #include "runtime/kernels/shared_zeros.h"
@@ -173,25 +174,39 @@ Int8Block SubBlock(const Int8Block& base, int64_t r0, int64_t r1, int64_t p0, in
   return blk;
 }
 
-// Rows [r0, r1) and panels [p0, p1) of base, computed; with `finish`, in blocks of rows of about 16 Ki float outputs
-// (64 KiB), each finished while in cache. A thread's half of PP-OCRv4 detector's 1 x 1 of 16 to 32 channels at batch
-// 8 computed whole before its finish was 52 MB of floats, stored, then read back: 1.2x faster on two threads than on
-// one.
+// Rows [r0, r1) and panels [p0, p1) of base, computed; with `finish` or `sink`, in blocks of rows of about 16 Ki
+// float outputs (64 KiB), each finished while in cache (Int8GemmOut). A thread's half of PP-OCRv4 detector's 1 x 1 of
+// 16 to 32 channels at batch 8 computed whole before its finish was 52 MB of floats, stored, then read back: 1.2x
+// faster on two threads than on one.
 void RunFinished(void (*run)(const Int8Block&), const Int8Block& base, int64_t r0, int64_t r1, int64_t p0, int64_t p1,
-                 int64_t elem, const FloatRowFinish* finish) {
-  if (finish == nullptr) {
+                 int64_t elem, const FloatRowFinish* finish, const FloatRowSink* sink) {
+  if (finish == nullptr && sink == nullptr) {
     run(SubBlock(base, r0, r1, p0, p1, elem));
     return;
   }
   const int64_t cols = std::min(p1 * PackedInt8B::kPanelCols, base.cols) - p0 * PackedInt8B::kPanelCols;
   const int64_t rows = std::max<int64_t>(kRowQuantum, (int64_t{16} << 10) / cols / kRowQuantum * kRowQuantum);
+  thread_local AlignedVector<float> buffer;
+  if (sink != nullptr && static_cast<int64_t>(buffer.size()) < rows * cols) buffer.resize(static_cast<size_t>(rows * cols));
   for (int64_t b0 = r0; b0 < r1; b0 += rows) {
-    const Int8Block blk = SubBlock(base, b0, std::min(r1, b0 + rows), p0, p1, elem);
+    Int8Block blk = SubBlock(base, b0, std::min(r1, b0 + rows), p0, p1, elem);
+    const auto* at = static_cast<const float*>(blk.c);
+    const int64_t ldc = blk.ldc;
+    if (sink != nullptr) {
+      blk.c = buffer.data();
+      blk.ldc = blk.cols;
+    }
     run(blk);
-    if (blk.ldc == blk.cols) {  // whole rows, one after the other
+    if (finish != nullptr && blk.ldc == blk.cols) {  // whole rows, one after the other
       (*finish)(static_cast<float*>(blk.c), blk.rows * blk.cols);
-    } else {
+    } else if (finish != nullptr) {
       for (int64_t r = 0; r < blk.rows; ++r) (*finish)(static_cast<float*>(blk.c) + r * blk.ldc, blk.cols);
+    }
+    if (sink == nullptr) continue;
+    if (ldc == blk.cols) {
+      (*sink)(buffer.data(), blk.rows * blk.cols, at);
+    } else {
+      for (int64_t r = 0; r < blk.rows; ++r) (*sink)(buffer.data() + r * blk.cols, blk.cols, at + r * ldc);
     }
   }
 }
@@ -314,9 +329,10 @@ void Int8Gemm(const Int8GemmA& a, const PackedInt8B& b, const Int8GemmOut& out) 
   const int threads = InParallelRegion() ? 1 : omp_get_max_threads();
   const int64_t elem = out.type == Int8Output::kInt32 || out.type == Int8Output::kFloat ? 4 : 1;
   const FloatRowFinish* finish = out.type == Int8Output::kFloat ? out.finish : nullptr;
-  if (threads <= 1 || Int8GemmWork(M, N, K, finish != nullptr) < kInt8ParallelWork) {
+  const FloatRowSink* sink = out.type == Int8Output::kFloat ? out.sink : nullptr;
+  if (threads <= 1 || Int8GemmWork(M, N, K, finish != nullptr || sink != nullptr) < kInt8ParallelWork) {
     pack_rows(0, M);
-    RunFinished(run, base, 0, M, 0, b.panels(), elem, finish);
+    RunFinished(run, base, 0, M, 0, b.panels(), elem, finish, sink);
     return;
   }
   // Threads share rows when A is the larger operand (each then reads all of B and its own rows of A), else
@@ -352,7 +368,7 @@ void Int8Gemm(const Int8GemmA& a, const PackedInt8B& b, const Int8GemmOut& out) 
       int64_t r0, r1;
       unit_rows(u, &r0, &r1);
       const int64_t p0 = by_rows ? 0 : panels * u / units, p1 = by_rows ? panels : panels * (u + 1) / units;
-      if (r0 < r1 && p0 < p1) RunFinished(run, base, r0, r1, p0, p1, elem, finish);
+      if (r0 < r1 && p0 < p1) RunFinished(run, base, r0, r1, p0, p1, elem, finish, sink);
     }
   }
 }

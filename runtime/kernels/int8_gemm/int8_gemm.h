@@ -111,6 +111,11 @@ struct Int8GemmOut {
   // Float output only, may be null: finish(row, n) on each row's n stored values by the thread that stored
   // them, a block of rows at a time while they are in cache (a fused activation).
   const FloatRowFinish* finish = nullptr;
+  // Float output only, may be null: the values are then computed and finished in a small per-thread buffer, block of
+  // rows by block, and handed to sink(values, n, at) with `at` their place from data on; nothing is written at data
+  // (finish must not depend on where its values are). For outputs that only pass through float, as a convolution's
+  // on their way to be quantized: stored, 4 bytes an output went to memory and back.
+  const FloatRowSink* sink = nullptr;
 };
 
 // c = a * b as described above, with b packed for b.isa(). Uses OpenMP threads when the product is

@@ -133,21 +133,32 @@ class ConvIntegerKernel : public Kernel {
       };
     }
     const FloatRowFinish* finish = z == nullptr ? (finish_ ? &finish_ : nullptr) : in_store ? &with_residual : nullptr;
-    // With y_scale: each finished block quantized into q while in cache (y is then scratch).
+    // With y_scale: each finished block quantized into q while in cache. Without a residual (whose place in y the
+    // finish reads) the float values go to the quantization from the kernels' own buffer and y is never written
+    // (FloatRowSink): stored, they went to memory and back, 4 bytes an output. Else y is scratch.
     Tensor q;
     FloatRowFinish then_quantize;
+    FloatRowSink quantize;
+    const FloatRowSink* sink = nullptr;
     if (quantized && in_store) {
       q = Tensor::Uninitialized(quantized->type, y.shape());
-      then_quantize = [first = finish, &q8 = *quantized, y_begin = y.data<float>(),
-                       q_begin = static_cast<uint8_t*>(q.raw())](float* out, int64_t n) {
-        if (first != nullptr) (*first)(out, n);
-        QuantizeRun8(out, n, q8, q_begin + (out - y_begin));
+      quantize = [&q8 = *quantized, y_begin = y.data<float>(), q_begin = static_cast<uint8_t*>(q.raw())](
+                     const float* values, int64_t n, const float* at) {
+        QuantizeRun8(values, n, q8, q_begin + (at - y_begin));
       };
-      finish = &then_quantize;
+      if (z == nullptr) {
+        sink = &quantize;
+      } else {
+        then_quantize = [first = finish, &quantize](float* out, int64_t n) {
+          (*first)(out, n);
+          quantize(out, n, out);
+        };
+        finish = &then_quantize;
+      }
     }
     Int8Conv(x, x_zero_point, w, w_zero_points, geometry, use_packed ? &*packed_ : nullptr, nullptr,
              to_float_ ? Int8Output::kFloat : Int8Output::kInt32, to_float_ ? scaling.multiplier.data() : nullptr, 0,
-             y, to_float_ ? scaling.bias.data() : nullptr, finish);
+             y, to_float_ ? scaling.bias.data() : nullptr, finish, sink);
     if (!in_store) Finish(z, &y);
     if (quantized) {
       ctx.outputs[0] = in_store ? std::move(q) : QuantizeAll(y, *quantized);

@@ -235,7 +235,8 @@ TEST(Int8GemmTest, ThreadedProductsMatch) {
 
 // A finishing step (Int8GemmOut::finish) runs once on every float output, on one or more threads, by rows or by
 // panels, each call on a block of at most 16 Ki outputs or one tile of rows (6): blocks still in cache. A thread's
-// share finished whole (after all of it was stored) fails this.
+// share finished whole (after all of it was stored) fails this. With a sink as well, every finished value reaches
+// it once, with its place, and nothing is written at the output.
 TEST(Int8GemmTest, FinishRunsOnceOnEveryOutputInCacheSizedBlocks) {
   std::mt19937 rng(13);
   const int saved = omp_get_max_threads();
@@ -273,12 +274,36 @@ TEST(Int8GemmTest, FinishRunsOnceOnEveryOutputInCacheSizedBlocks) {
         out.finish = &twice_plus_one;
         Int8Gemm(in, packed, out);
         EXPECT_LE(largest, std::max<int64_t>(int64_t{16} << 10, 6 * sh.N));
+        // With a sink: the finished values handed over with their places, nothing written at data.
+        std::vector<float> untouched(total, -7.0f), sunk(total, -7.0f);
+        std::vector<int> sunk_times(total, 0);
+        const FloatRowSink keep = [&](const float* values, int64_t n, const float* at) {
+          std::lock_guard<std::mutex> lock(mutex);
+          largest = std::max(largest, n);
+          const size_t first = static_cast<size_t>(at - untouched.data());
+          for (int64_t i = 0; i < n; ++i) {
+            sunk[first + static_cast<size_t>(i)] = values[i];
+            ++sunk_times[first + static_cast<size_t>(i)];
+          }
+        };
+        // The finish may no longer say where its values are (they are in the kernels' buffer).
+        const FloatRowFinish in_place = [](float* row, int64_t n) {
+          for (int64_t i = 0; i < n; ++i) row[i] = row[i] * 2.0f + 1.0f;
+        };
+        out.data = untouched.data();
+        out.finish = &in_place;
+        out.sink = &keep;
+        largest = 0;
+        Int8Gemm(in, packed, out);
+        EXPECT_LE(largest, std::max<int64_t>(int64_t{16} << 10, 6 * sh.N));
         int bad = 0;
         for (size_t i = 0; i < total && bad < 5; ++i) {
           const float want = plain[i] * 2.0f + 1.0f;
-          if (times[i] != 1 || std::memcmp(&finished[i], &want, 4) != 0) {
+          if (times[i] != 1 || std::memcmp(&finished[i], &want, 4) != 0 || sunk_times[i] != 1 ||
+              std::memcmp(&sunk[i], &want, 4) != 0 || untouched[i] != -7.0f) {
             ++bad;
-            ADD_FAILURE() << "output " << i << ": finished " << times[i] << " times, " << finished[i] << " want "
+            ADD_FAILURE() << "output " << i << ": finished " << times[i] << " times, " << finished[i] << "; sunk "
+                          << sunk_times[i] << " times, " << sunk[i] << "; at data " << untouched[i] << "; want "
                           << want;
           }
         }

@@ -194,6 +194,20 @@ TEST(Int8OpsFastPath, QLinearConvAndConvIntegerMatchTheReferenceConv) {
                                           {x, w, x_scale, w_scale, x_zp, w_zp, float_bias}, 1, constant, "ptq.fused")[0];
         ExpectSame(got, want_float, what + " ConvIntegerToFloat" + (constant ? " packed" : ""));
       }
+      // With y_scale and y_zero_point (the session's fused QuantizeLinear of the output): those floats quantized, bit
+      // for bit. The GEMM paths hand the floats over from their own buffer (FloatRowSink), never writing them.
+      Tensor want_q(yt, acc.shape());
+      for (int64_t e = 0; e < acc.size(); ++e) {
+        const int32_t q = QuantizeValue(want_float.data<float>()[e], y_scale.data<float>()[0],
+                                        static_cast<int32_t>(y_zp.GetAsDouble(0)), QuantMin(yt), QuantMax(yt));
+        if (yt == DataType::kUint8) want_q.data<uint8_t>()[e] = static_cast<uint8_t>(q);
+        if (yt == DataType::kInt8) want_q.data<int8_t>()[e] = static_cast<int8_t>(q);
+      }
+      const Tensor none;
+      const Tensor got_q = testing::RunOp("ConvIntegerToFloat", 1, attrs,
+                                          {x, w, x_scale, w_scale, x_zp, w_zp, float_bias, none, y_scale, y_zp}, 1,
+                                          true, "ptq.fused")[0];
+      ExpectSame(got_q, want_q, what + " ConvIntegerToFloat quantized");
       // The channels-last forms of the session's layout (runtime/channels_last_layout.h): x and y
       // [N, H, W, C], the same values.
       if (c.x_spatial.size() == 2) {
@@ -209,6 +223,10 @@ TEST(Int8OpsFastPath, QLinearConvAndConvIntegerMatchTheReferenceConv) {
           got = testing::RunOp("ConvIntegerToFloat", 1, nhwc, {x_nhwc, w, x_scale, w_scale, x_zp, w_zp, float_bias}, 1,
                                constant, "ptq.fused")[0];
           ExpectSame(got, ToNhwc(want_float), what + " ConvIntegerToFloat" + how);
+          got = testing::RunOp("ConvIntegerToFloat", 1, nhwc,
+                               {x_nhwc, w, x_scale, w_scale, x_zp, w_zp, float_bias, none, y_scale, y_zp}, 1, constant,
+                               "ptq.fused")[0];
+          ExpectSame(got, ToNhwc(want_q), what + " ConvIntegerToFloat quantized" + how);
         }
       }
       if (HasFailure()) return;
