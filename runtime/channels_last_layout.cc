@@ -236,11 +236,14 @@ class Converter {
     ++count_.followers;
   }
 
-  // BatchNormalization (inference, per channel, constant parameters) of a tensor with a twin: the
-  // ptq.fused kernel normalises along the last axis.
+  // BatchNormalization (inference, per channel, constant parameters) of a tensor with a twin, or its fused form
+  // (FuseBatchNorms: a per-channel bias before, read as C values whatever its shape; a clamp; a quantized output):
+  // the ptq.fused kernel normalises along the last axis.
   bool Normalize(const Node& n) {
-    if (!n.domain.empty() || n.op_type != "BatchNormalization" || n.inputs.size() != 5 || n.outputs.size() != 1 ||
-        !twin_.count(n.inputs[0]) || n.attrs.GetInt("spatial", 1) != 1 || n.attrs.GetInt("training_mode", 0) != 0) {
+    const bool fused = n.domain == kFusedDomain && n.attrs.GetInt(kChannelsLast, 0) == 0 && n.inputs.size() <= 8;
+    if ((!n.domain.empty() && !fused) || n.op_type != "BatchNormalization" || n.inputs.size() < 5 ||
+        (n.inputs.size() > 5 && !fused) || n.outputs.size() != 1 || !twin_.count(n.inputs[0]) ||
+        n.attrs.GetInt("spatial", 1) != 1 || n.attrs.GetInt("training_mode", 0) != 0) {
       return false;
     }
     for (size_t i = 1; i < 5; ++i) {

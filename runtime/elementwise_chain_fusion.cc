@@ -13,6 +13,7 @@
 #include "runtime/float_fusion.h"
 #include "runtime/ops/math/elementwise_chain.h"
 #include "runtime/ops/quantization/integer_to_float.h"
+#include "runtime/pattern_match.h"
 
 namespace ptq {
 namespace {
@@ -86,23 +87,6 @@ bool AsStep(const GraphIndex& index, const Node& n, int opset, NodeStep* s) {
   s->step.ca = bound[0];
   s->step.cb = bound[1];
   return true;
-}
-
-// The QuantizeLinear that alone reads `name` (a float32 to 8 bits with one constant scale and zero point), or kNone.
-size_t QuantizeReader(const GraphIndex& index, const GraphEdit& out, const std::string& name) {
-  const size_t q = index.OnlyReader(name);
-  if (q == GraphIndex::kNone || out.Changed(q)) return GraphIndex::kNone;
-  const Node& n = index.graph().nodes[q];
-  if (!n.domain.empty() || n.op_type != "QuantizeLinear" || n.inputs.size() != 3 || n.inputs[0] != name ||
-      n.inputs[2].empty() || n.outputs.size() != 1 || n.attrs.GetInt("block_size", 0) != 0) {
-    return GraphIndex::kNone;
-  }
-  const Tensor* scale = index.Constant(n.inputs[1]);
-  const Tensor* zp = index.Constant(n.inputs[2]);
-  const bool eight_bit = zp && (zp->dtype() == DataType::kUint8 || zp->dtype() == DataType::kInt8);
-  return scale && scale->dtype() == DataType::kFloat && scale->size() == 1 && eight_bit && zp->size() == 1
-             ? q
-             : GraphIndex::kNone;
 }
 
 // The convolution writing x that can store the chain's values, when only the chain's nodes `members` read x, else

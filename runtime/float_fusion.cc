@@ -13,6 +13,7 @@ Graph FuseFloatPatterns(const Graph& graph, FloatFusionCount* count) {
     FuseLayerNorms(index, &out, &fused);
     FuseGelus(index, &out, &fused);
     FuseSilus(index, &out, &fused);
+    FuseBatchNorms(index, &out, &fused);
     FuseElementwiseChains(index, &out, &fused);
     if (fused.total() > 0) {
       if (count) *count = fused;

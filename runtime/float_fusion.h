@@ -17,9 +17,10 @@ struct FloatFusionCount {
   int silus = 0;             // -> ptq.fused Silu
   int elementwise_chains = 0;  // -> ptq.fused ElementwiseChain
   int conv_chains = 0;         // element-wise chains that joined the ConvIntegerToFloat writing their input
+  int batch_norms = 0;         // -> ptq.fused BatchNormalization with an Add before, a clamp or a QuantizeLinear after
 
   int total() const {
-    return conv_activations + conv_sums + layer_norms + gelus + silus + elementwise_chains + conv_chains;
+    return conv_activations + conv_sums + layer_norms + gelus + silus + elementwise_chains + conv_chains + batch_norms;
   }
 };
 
@@ -55,5 +56,11 @@ void FuseSilus(const GraphIndex& index, GraphEdit* out, FloatFusionCount* count)
 // QuantizeLinear: its inputs y_scale and y_zero_point) to each block as it stores it. The same bits
 // (elementwise_chain_fusion.cc). After the other passes, which take their nodes first.
 void FuseElementwiseChains(const GraphIndex& index, GraphEdit* out, FloatFusionCount* count);
+// BatchNormalization (inference, constant float32 parameters) with any of: the Add of a float32 constant of shape
+// [C, 1, 1] or [1, C, 1, 1] that alone writes its input (a per-channel bias), the Relu or Clip with constant bounds
+// that alone reads its output, the QuantizeLinear (one constant scale and 8-bit zero point) that alone reads the
+// result -> ptq.fused BatchNormalization (ops/nn/batch_normalization.h): one pass, the same bits
+// (batch_norm_fusion.cc). Before FuseElementwiseChains.
+void FuseBatchNorms(const GraphIndex& index, GraphEdit* out, FloatFusionCount* count);
 
 }  // namespace ptq

@@ -1,5 +1,5 @@
 // Small predicates the float pattern fusions (float_fusion.h) share: constant scalars, the other operand
-// of a commutative or ordered binary node, single readers.
+// of a commutative or ordered binary node, single readers, the QuantizeLinear that alone reads a value.
 #pragma once
 
 #include <cmath>
@@ -45,6 +45,24 @@ inline const Node* OnlyReaderNode(const GraphIndex& index, const Node& n, size_t
   if (n.outputs.size() != 1) return nullptr;
   *at = index.OnlyReader(n.outputs[0]);
   return *at == GraphIndex::kNone ? nullptr : &index.graph().nodes[*at];
+}
+
+// The QuantizeLinear that alone reads `name` (a float32 to 8 bits with one constant scale and zero point, not yet
+// taken by another match), or kNone.
+inline size_t QuantizeReader(const GraphIndex& index, const GraphEdit& out, const std::string& name) {
+  const size_t q = index.OnlyReader(name);
+  if (q == GraphIndex::kNone || out.Changed(q)) return GraphIndex::kNone;
+  const Node& n = index.graph().nodes[q];
+  if (!n.domain.empty() || n.op_type != "QuantizeLinear" || n.inputs.size() != 3 || n.inputs[0] != name ||
+      n.inputs[2].empty() || n.outputs.size() != 1 || n.attrs.GetInt("block_size", 0) != 0) {
+    return GraphIndex::kNone;
+  }
+  const Tensor* scale = index.Constant(n.inputs[1]);
+  const Tensor* zp = index.Constant(n.inputs[2]);
+  const bool eight_bit = zp && (zp->dtype() == DataType::kUint8 || zp->dtype() == DataType::kInt8);
+  return scale && scale->dtype() == DataType::kFloat && scale->size() == 1 && eight_bit && zp->size() == 1
+             ? q
+             : GraphIndex::kNone;
 }
 
 }  // namespace ptq

@@ -1,13 +1,18 @@
-// BatchNormalization kernel (opsets 1-15), inference only: training mode is refused with an error.
+// BatchNormalization kernel (opsets 1-15), inference only: training mode is refused with an error; the session's
+// fused form adds a per-channel constant before, clamps and quantizes after (runtime/batch_norm_fusion.cc).
 #include "runtime/ops/nn/batch_normalization.h"
 
+#include <algorithm>
 #include <cmath>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "runtime/channels_last_layout.h"
 #include "runtime/ops/math/elementwise.h"
 #include "runtime/ops/math/row_math.h"
+#include "runtime/ops/nn/conv_activation.h"
+#include "runtime/ops/quantization/quantize_linear.h"
 #include "runtime/shape_util.h"
 #include "runtime/threading.h"
 
@@ -23,7 +28,8 @@ class BatchNormalization final : public Kernel {
   explicit BatchNormalization(const KernelInit& init)
       : epsilon_(init.attrs->GetFloat("epsilon", 1e-5f)),
         spatial_(init.opset < 9 ? init.attrs->GetInt("spatial", 1) != 0 : true),
-        channels_last_(init.attrs->GetInt(kChannelsLast, 0) != 0) {
+        channels_last_(init.attrs->GetInt(kChannelsLast, 0) != 0),
+        act_(ReadConvActivation(*init.attrs, "BatchNormalization")) {
     if (init.opset >= 14) {
       PTQ_ENFORCE(init.attrs->GetInt("training_mode", 0) == 0,
                   "BatchNormalization: attribute 'training_mode' is 1; ptq runs inference only and does not "
@@ -36,7 +42,18 @@ class BatchNormalization final : public Kernel {
   }
 
   void Run(KernelContext& ctx) override {
-    const Tensor& x = ctx.required_input(0);
+    const Tensor* given = &ctx.required_input(0);
+    const Tensor* before = ctx.input(kBatchNormBias);
+    Tensor sum;
+    if (before != nullptr && given->rank() != 4) {  // no per-channel bias of a 4-D tensor: the Add on its own
+      PTQ_ENFORCE(given->dtype() == DataType::kFloat && before->dtype() == DataType::kFloat,
+                  "BatchNormalization: the session's fused form takes float32 'X' and 'before'");
+      sum = BroadcastBinary<Elem<DataType::kFloat>, Elem<DataType::kFloat>, Elem<DataType::kFloat>>(
+          *given, *before, [](float u, float v) { return u + v; });
+      given = &sum;
+      before = nullptr;
+    }
+    const Tensor& x = *given;
     PTQ_ENFORCE(x.rank() >= 2, "BatchNormalization: input 'X' must have rank >= 2 (N x C x ...), got shape ",
                 ShapeToString(x.shape()));
     // Per-"channel" statistics: channel c covers `inner` contiguous elements of each batch item; channels
@@ -55,6 +72,11 @@ class BatchNormalization final : public Kernel {
                   ShapeToString(x.shape()), spatial_ ? "" : " with spatial = 0");
       params[static_cast<size_t>(i)].resize(static_cast<size_t>(channels));
       for (int64_t c = 0; c < channels; ++c) params[static_cast<size_t>(i)][static_cast<size_t>(c)] = p.GetAsDouble(c);
+    }
+    const Tensor* y_scale = ctx.input(kBatchNormYScale);
+    if (before != nullptr || y_scale != nullptr || act_.clamp) {
+      RunFused(x, before, y_scale, ctx.input(kBatchNormYZeroPoint), params, channels, batch, inner, ctx);
+      return;
     }
     DispatchType<kFloatTypes>(x.dtype(), "BatchNormalization", "X", [&](auto e) {
       using E = decltype(e);
@@ -98,9 +120,94 @@ class BatchNormalization final : public Kernel {
   }
 
  private:
+  // The fused form (float32): v = x [+ before[c]], then v * a + b as above, then the clamp, then [quantized], each
+  // step with the bits of its own node (Add, BatchNormalization, Relu or Clip, QuantizeLinear), in one pass.
+  void RunFused(const Tensor& x_in, const Tensor* before, const Tensor* y_scale, const Tensor* y_zero_point,
+                const std::vector<std::vector<double>>& params, int64_t channels, int64_t batch, int64_t inner,
+                KernelContext& ctx) const {
+    PTQ_ENFORCE(x_in.dtype() == DataType::kFloat, "BatchNormalization: input 'X' has type ", DataTypeName(x_in.dtype()),
+                "; the session's fused form takes float32");
+    const Tensor* x = &x_in;
+    const float* add = nullptr;  // per channel
+    if (before != nullptr) {
+      PTQ_ENFORCE(before->dtype() == DataType::kFloat && before->size() == channels, "BatchNormalization: input ",
+                  "'before' must hold ", channels, " float32 values (one per channel), got ",
+                  DataTypeName(before->dtype()), " ", ShapeToString(before->shape()));
+      add = before->data<float>();
+    }
+    std::vector<float> a(static_cast<size_t>(channels)), b(static_cast<size_t>(channels));
+    for (size_t c = 0; c < a.size(); ++c) {
+      const double ac = params[0][c] / std::sqrt(params[3][c] + static_cast<double>(epsilon_));
+      a[c] = static_cast<float>(ac);
+      b[c] = static_cast<float>(params[1][c] - params[2][c] * ac);
+    }
+    std::optional<Quantize8> quantized;
+    if (y_scale != nullptr) {
+      PTQ_ENFORCE(y_zero_point != nullptr, "BatchNormalization: input 'y_scale' without 'y_zero_point'");
+      quantized = ReadQuantize8(*y_scale, *y_zero_point, "BatchNormalization");
+    }
+    Tensor y = Tensor::Uninitialized(quantized ? quantized->type : DataType::kFloat, x->shape());
+    const float* px = x->data<float>();
+    auto* py = static_cast<uint8_t*>(y.raw());
+    const size_t out_bytes = quantized ? 1 : 4;
+    // n values at v, whose outputs start at element `at`: clamped, then quantized into y (v is then scratch).
+    auto finish = [&](float* v, int64_t n, int64_t at) {
+      ApplyActivation(act_, v, n);
+      if (quantized) QuantizeRun8(v, n, *quantized, py + at);
+    };
+    // Through blocks of about kBlock values (in L1) when quantized; else y itself.
+    constexpr int64_t kBlock = 1024;
+    const int threads = ThreadsForWork(x->size(), int64_t{1} << 16);
+    if (inner == 1) {  // channels last: positions of `channels` values, shared out whole
+      const int64_t rows_per_block = std::max<int64_t>(1, kBlock / channels);
+      const int64_t per_unit = ItemsPerUnit(batch, threads);
+#pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1)
+      for (int64_t u = 0; u < (batch + per_unit - 1) / per_unit; ++u) {
+        thread_local std::vector<float> block;
+        if (quantized && static_cast<int64_t>(block.size()) < rows_per_block * channels) {
+          block.resize(static_cast<size_t>(rows_per_block * channels));
+        }
+        for (int64_t r = u * per_unit; r < std::min(batch, (u + 1) * per_unit); r += rows_per_block) {
+          const int64_t rows = std::min(rows_per_block, std::min(batch, (u + 1) * per_unit) - r);
+          float* v = quantized ? block.data() : reinterpret_cast<float*>(py + r * channels * out_bytes);
+          for (int64_t i = 0; i < rows; ++i) {
+            const float* xs = px + (r + i) * channels;
+            float* vs = v + i * channels;
+            if (add != nullptr) {
+              for (int64_t c = 0; c < channels; ++c) vs[c] = (xs[c] + add[c]) * a[static_cast<size_t>(c)] + b[static_cast<size_t>(c)];
+            } else {
+              for (int64_t c = 0; c < channels; ++c) vs[c] = xs[c] * a[static_cast<size_t>(c)] + b[static_cast<size_t>(c)];
+            }
+          }
+          finish(v, rows * channels, r * channels);
+        }
+      }
+    } else {  // planes of `inner` values, one channel each
+#pragma omp parallel for schedule(static) num_threads(threads) if (threads > 1)
+      for (int64_t plane = 0; plane < batch * channels; ++plane) {
+        const size_t c = static_cast<size_t>(plane % channels);
+        const float ac = a[c], bc = b[c], pc = add != nullptr ? add[c] : 0.0f;
+        alignas(64) float block[kBlock];
+        for (int64_t at = plane * inner; at < (plane + 1) * inner; at += kBlock) {
+          const int64_t n = std::min(kBlock, (plane + 1) * inner - at);
+          float* v = quantized ? block : reinterpret_cast<float*>(py) + at;
+          const float* xs = px + at;
+          if (add != nullptr) {
+            for (int64_t i = 0; i < n; ++i) v[i] = (xs[i] + pc) * ac + bc;
+          } else {
+            for (int64_t i = 0; i < n; ++i) v[i] = xs[i] * ac + bc;
+          }
+          finish(v, n, at);
+        }
+      }
+    }
+    ctx.outputs[0] = std::move(y);
+  }
+
   float epsilon_;
   bool spatial_;
   bool channels_last_;  // ptq.fused BatchNormalization of the session's channels-last layout
+  ConvActivation act_;  // the fused Relu or Clip (ptq.fused), else none
 };
 
 }  // namespace
