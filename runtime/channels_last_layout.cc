@@ -36,7 +36,8 @@ bool FollowRuleOf(const Node& n, FollowRule* rule) {
     for (size_t i = 0; i < n.inputs.size(); ++i) rule->data.push_back(i);
   } else if (n.domain == kFusedDomain && (n.op_type == "QLinearAdd" || n.op_type == "QLinearMul")) {
     *rule = {{0, 3}, true};
-  } else if (n.domain == kFusedDomain && (n.op_type == "AddQuantizeLinear" || n.op_type == "MulQuantizeLinear")) {
+  } else if (n.domain == kFusedDomain && (n.op_type == "AddQuantizeLinear" || n.op_type == "MulQuantizeLinear" ||
+                                          n.op_type == "ScaleResidual")) {
     *rule = {{0, 1}, true};
   } else if (n.domain == kFusedDomain &&
              (n.op_type == "Gelu" || n.op_type == "Silu" || n.op_type == "ElementwiseChain")) {

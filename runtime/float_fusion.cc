@@ -15,6 +15,7 @@ Graph FuseFloatPatterns(const Graph& graph, FloatFusionCount* count) {
     FuseSilus(index, &out, &fused);
     FuseBatchNorms(index, &out, &fused);
     FuseElementwiseChains(index, &out, &fused);
+    FuseScaleResiduals(index, &out, &fused);
     if (fused.total() > 0) {
       if (count) *count = fused;
       return out.Finish(false);

@@ -18,9 +18,11 @@ struct FloatFusionCount {
   int elementwise_chains = 0;  // -> ptq.fused ElementwiseChain
   int conv_chains = 0;         // element-wise chains that joined the ConvIntegerToFloat writing their input
   int batch_norms = 0;         // -> ptq.fused BatchNormalization with an Add before, a clamp or a QuantizeLinear after
+  int scale_residuals = 0;     // -> ptq.fused ScaleResidual
 
   int total() const {
-    return conv_activations + conv_sums + layer_norms + gelus + silus + elementwise_chains + conv_chains + batch_norms;
+    return conv_activations + conv_sums + layer_norms + gelus + silus + elementwise_chains + conv_chains + batch_norms +
+           scale_residuals;
   }
 };
 
@@ -62,5 +64,9 @@ void FuseElementwiseChains(const GraphIndex& index, GraphEdit* out, FloatFusionC
 // result -> ptq.fused BatchNormalization (ops/nn/batch_normalization.h): one pass, the same bits
 // (batch_norm_fusion.cc). Before FuseElementwiseChains.
 void FuseBatchNorms(const GraphIndex& index, GraphEdit* out, FloatFusionCount* count);
+// Add(x, Mul(x, s)) in either operand order, the product read only by the Add -> ScaleResidual(x, s)
+// (ops/math/scale_residual.h): one pass, the same values (bits but NaNs' signs; scale_residual_fusion.cc). After
+// FuseElementwiseChains, which takes x + x * c for a scalar constant c.
+void FuseScaleResiduals(const GraphIndex& index, GraphEdit* out, FloatFusionCount* count);
 
 }  // namespace ptq

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 #include <omp.h>
 
+#include <cmath>
 #include <cstring>
 #include <functional>
 #include <limits>
@@ -32,12 +33,24 @@ inline Tensor Values(std::mt19937& rng, Shape shape) {
   return t;
 }
 
+// Whether float32 tensors a and b (same shape) hold the same bytes, or, with any_nan, the same bytes but where both
+// hold a NaN, whatever its sign and payload.
+inline bool SameFloatBits(const Tensor& a, const Tensor& b, bool any_nan) {
+  if (std::memcmp(a.raw(), b.raw(), a.nbytes()) == 0) return true;
+  if (!any_nan || a.dtype() != DataType::kFloat) return false;
+  for (int64_t i = 0; i < a.size(); ++i) {
+    const float u = a.data<float>()[i], v = b.data<float>()[i];
+    if (std::memcmp(&u, &v, 4) != 0 && !(std::isnan(u) && std::isnan(v))) return false;
+  }
+  return true;
+}
+
 // Runs g with its float patterns fused and with them left as nodes (QDQ groups fused in both), channels last and
-// first, on one and two threads: the same types, shapes and bytes. `check` (when set) sees each fused session and
-// the op-by-op outputs.
+// first, on one and two threads: the same types, shapes and bytes (with any_nan, NaNs of any sign and payload where
+// the nodes give NaNs). `check` (when set) sees each fused session and the op-by-op outputs.
 using SessionCheck = std::function<void(const Session& fused, bool channels_last, const std::vector<Tensor>& want)>;
 inline void ExpectSameBits(const std::shared_ptr<const Graph>& g, const std::map<std::string, Tensor>& feeds,
-                           const SessionCheck& check = nullptr) {
+                           const SessionCheck& check = nullptr, bool any_nan = false) {
   const int saved = omp_get_max_threads();
   for (int threads : {1, 2}) {
     omp_set_num_threads(threads);
@@ -52,7 +65,7 @@ inline void ExpectSameBits(const std::shared_ptr<const Graph>& g, const std::map
       for (size_t o = 0; o < want.size(); ++o) {
         ASSERT_EQ(got[o].dtype(), want[o].dtype()) << g->outputs[o].name;
         ASSERT_EQ(got[o].shape(), want[o].shape()) << g->outputs[o].name;
-        EXPECT_EQ(0, std::memcmp(got[o].raw(), want[o].raw(), want[o].nbytes()))
+        EXPECT_TRUE(SameFloatBits(got[o], want[o], any_nan))
             << g->outputs[o].name << (channels_last ? ", channels last" : ", channels first") << ", threads "
             << threads;
       }

@@ -46,6 +46,7 @@
 #include "runtime/ops/math/reciprocal.h"
 #include "runtime/ops/math/relu.h"
 #include "runtime/ops/math/round.h"
+#include "runtime/ops/math/scale_residual.h"
 #include "runtime/ops/math/sigmoid.h"
 #include "runtime/ops/math/silu.h"
 #include "runtime/ops/math/sign.h"
@@ -131,6 +132,7 @@ void RegisterMathOps(OpRegistry& r) {
   r.Add({"ptq.fused", "Gelu", 1, 1, MakeGelu});
   r.Add({"ptq.fused", "Silu", 1, 1, MakeSilu});
   r.Add({"ptq.fused", "ElementwiseChain", 1, 1, MakeElementwiseChain});
+  r.Add({"ptq.fused", "ScaleResidual", 1, 1, MakeScaleResidual});
   r.Add({"", "Softmax", 1, 21, MakeSoftmax});
   r.Add({"", "LogSoftmax", 1, 21, MakeLogSoftmax});
   r.Add({"", "Hardmax", 1, 21, MakeHardmax});
