@@ -12,6 +12,7 @@
 #include "runtime/session.h"
 #include "tests/runtime/float_fusion_test_util.h"
 #include "tests/runtime/model_builder.h"
+#include "tests/runtime/qdq_test_models.h"
 
 namespace ptq {
 namespace {
@@ -19,6 +20,7 @@ namespace {
 using testing::ExpectSameBits;
 using testing::ModelBuilder;
 using testing::Values;
+using qdq_test::Count;
 
 constexpr int64_t kC = 8;
 
@@ -39,12 +41,6 @@ void BatchNorm(ModelBuilder& b, std::mt19937& rng, const std::string& x, const s
 void Quantize(ModelBuilder& b, const std::string& x, const std::string& y, float scale, const Tensor& zp) {
   b.Initializer(y + "/scale", Tensor::Scalar<float>(scale)).Initializer(y + "/zp", zp);
   b.Node("QuantizeLinear", {x, y + "/scale", y + "/zp"}, {y});
-}
-
-int Count(const Graph& g, const std::string& op_type) {
-  int n = 0;
-  for (const Node& node : g.nodes) n += node.op_type == op_type;
-  return n;
 }
 
 // A float convolution (so that the session's channels-last layout takes the rest), then three branches: Add of a

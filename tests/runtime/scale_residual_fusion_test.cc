@@ -13,6 +13,7 @@
 #include "runtime/session.h"
 #include "tests/runtime/float_fusion_test_util.h"
 #include "tests/runtime/model_builder.h"
+#include "tests/runtime/qdq_test_models.h"
 
 namespace ptq {
 namespace {
@@ -20,12 +21,7 @@ namespace {
 using testing::ExpectSameBits;
 using testing::ModelBuilder;
 using testing::Values;
-
-int Count(const Graph& g, const std::string& op_type) {
-  int n = 0;
-  for (const Node& node : g.nodes) n += node.op_type == op_type;
-  return n;
-}
+using qdq_test::Count;
 
 // A float convolution (the session's channels-last layout takes what follows it) and its squeeze-and-excitation
 // scale s [N, C, 1, 1]; then c + c * s, (s * c) + c and c * s + c (its product first). Where the nodes give a NaN
