@@ -74,7 +74,9 @@ TEST(ScaleResidualFusion, IntegersWrapAndOtherReadersStayAsWritten) {
   b.Output("other", DataType::kFloat);
   const auto g = std::make_shared<const Graph>(GraphFromModel(b.model(), "", "se_stays.onnx"));
   Tensor i(DataType::kInt32, {3, 5}), j(DataType::kInt32, {5});
-  for (int64_t k = 0; k < i.size(); ++k) i.data<int32_t>()[k] = k % 2 ? std::numeric_limits<int32_t>::max() - k : -7 * k;
+  for (int64_t k = 0; k < i.size(); ++k) {
+    i.data<int32_t>()[k] = k % 2 ? std::numeric_limits<int32_t>::max() - static_cast<int32_t>(k) : -7 * k;
+  }
   for (int64_t k = 0; k < j.size(); ++k) j.data<int32_t>()[k] = k % 2 ? 65537 : -3;
   std::mt19937 rng(9);
   ExpectSameBits(g, {{"i", i}, {"j", j}, {"x", Values(rng, {4, 6})}, {"z", Values(rng, {4, 6})}},

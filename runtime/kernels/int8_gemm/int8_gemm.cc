@@ -187,7 +187,9 @@ void RunFinished(void (*run)(const Int8Block&), const Int8Block& base, int64_t r
   const int64_t cols = std::min(p1 * PackedInt8B::kPanelCols, base.cols) - p0 * PackedInt8B::kPanelCols;
   const int64_t rows = std::max<int64_t>(kRowQuantum, (int64_t{16} << 10) / cols / kRowQuantum * kRowQuantum);
   thread_local AlignedVector<float> buffer;
-  if (sink != nullptr && static_cast<int64_t>(buffer.size()) < rows * cols) buffer.resize(static_cast<size_t>(rows * cols));
+  if (sink != nullptr && static_cast<int64_t>(buffer.size()) < rows * cols) {
+    buffer.resize(static_cast<size_t>(rows * cols));
+  }
   for (int64_t b0 = r0; b0 < r1; b0 += rows) {
     Int8Block blk = SubBlock(base, b0, std::min(r1, b0 + rows), p0, p1, elem);
     const auto* at = static_cast<const float*>(blk.c);

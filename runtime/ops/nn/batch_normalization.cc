@@ -122,12 +122,11 @@ class BatchNormalization final : public Kernel {
  private:
   // The fused form (float32): v = x [+ before[c]], then v * a + b as above, then the clamp, then [quantized], each
   // step with the bits of its own node (Add, BatchNormalization, Relu or Clip, QuantizeLinear), in one pass.
-  void RunFused(const Tensor& x_in, const Tensor* before, const Tensor* y_scale, const Tensor* y_zero_point,
+  void RunFused(const Tensor& x, const Tensor* before, const Tensor* y_scale, const Tensor* y_zero_point,
                 const std::vector<std::vector<double>>& params, int64_t channels, int64_t batch, int64_t inner,
                 KernelContext& ctx) const {
-    PTQ_ENFORCE(x_in.dtype() == DataType::kFloat, "BatchNormalization: input 'X' has type ", DataTypeName(x_in.dtype()),
+    PTQ_ENFORCE(x.dtype() == DataType::kFloat, "BatchNormalization: input 'X' has type ", DataTypeName(x.dtype()),
                 "; the session's fused form takes float32");
-    const Tensor* x = &x_in;
     const float* add = nullptr;  // per channel
     if (before != nullptr) {
       PTQ_ENFORCE(before->dtype() == DataType::kFloat && before->size() == channels, "BatchNormalization: input ",
@@ -146,8 +145,8 @@ class BatchNormalization final : public Kernel {
       PTQ_ENFORCE(y_zero_point != nullptr, "BatchNormalization: input 'y_scale' without 'y_zero_point'");
       quantized = ReadQuantize8(*y_scale, *y_zero_point, "BatchNormalization");
     }
-    Tensor y = Tensor::Uninitialized(quantized ? quantized->type : DataType::kFloat, x->shape());
-    const float* px = x->data<float>();
+    Tensor y = Tensor::Uninitialized(quantized ? quantized->type : DataType::kFloat, x.shape());
+    const float* px = x.data<float>();
     auto* py = static_cast<uint8_t*>(y.raw());
     const size_t out_bytes = quantized ? 1 : 4;
     // n values at v, whose outputs start at element `at`: clamped, then quantized into y (v is then scratch).
@@ -157,7 +156,7 @@ class BatchNormalization final : public Kernel {
     };
     // Through blocks of about kBlock values (in L1) when quantized; else y itself.
     constexpr int64_t kBlock = 1024;
-    const int threads = ThreadsForWork(x->size(), int64_t{1} << 16);
+    const int threads = ThreadsForWork(x.size(), int64_t{1} << 16);
     if (inner == 1) {  // channels last: positions of `channels` values, shared out whole
       const int64_t rows_per_block = std::max<int64_t>(1, kBlock / channels);
       const int64_t per_unit = ItemsPerUnit(batch, threads);
@@ -170,13 +169,15 @@ class BatchNormalization final : public Kernel {
         for (int64_t r = u * per_unit; r < std::min(batch, (u + 1) * per_unit); r += rows_per_block) {
           const int64_t rows = std::min(rows_per_block, std::min(batch, (u + 1) * per_unit) - r);
           float* v = quantized ? block.data() : reinterpret_cast<float*>(py + r * channels * out_bytes);
+          const float* pa = a.data();
+          const float* pb = b.data();
           for (int64_t i = 0; i < rows; ++i) {
             const float* xs = px + (r + i) * channels;
             float* vs = v + i * channels;
             if (add != nullptr) {
-              for (int64_t c = 0; c < channels; ++c) vs[c] = (xs[c] + add[c]) * a[static_cast<size_t>(c)] + b[static_cast<size_t>(c)];
+              for (int64_t c = 0; c < channels; ++c) vs[c] = (xs[c] + add[c]) * pa[c] + pb[c];
             } else {
-              for (int64_t c = 0; c < channels; ++c) vs[c] = xs[c] * a[static_cast<size_t>(c)] + b[static_cast<size_t>(c)];
+              for (int64_t c = 0; c < channels; ++c) vs[c] = xs[c] * pa[c] + pb[c];
             }
           }
           finish(v, rows * channels, r * channels);
