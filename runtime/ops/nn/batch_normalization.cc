@@ -81,13 +81,8 @@ class BatchNormalization final : public Kernel {
     DispatchType<kFloatTypes>(x.dtype(), "BatchNormalization", "X", [&](auto e) {
       using E = decltype(e);
       using C = typename E::Compute;
-      // y = x * a + b with a = scale / sqrt(var + epsilon), b = B - mean * a
-      std::vector<C> a(static_cast<size_t>(channels)), b(static_cast<size_t>(channels));
-      for (size_t c = 0; c < a.size(); ++c) {
-        const double ac = params[0][c] / std::sqrt(params[3][c] + static_cast<double>(epsilon_));
-        a[c] = static_cast<C>(ac);
-        b[c] = static_cast<C>(params[1][c] - params[2][c] * ac);
-      }
+      std::vector<C> a, b;
+      ScaleAndShift(params, &a, &b);
       ComputeView<E> in(x);
       ComputeOutput<E> out(x.shape());
       // Threads share the batch items (channels last: the positions) from 64 K values on; each value is computed
@@ -120,6 +115,19 @@ class BatchNormalization final : public Kernel {
   }
 
  private:
+  // y = x * a + b per channel with a = scale / sqrt(var + epsilon), b = B - mean * a (computed in double, stored as C),
+  // from params = {scale, B, mean, var}.
+  template <class C>
+  void ScaleAndShift(const std::vector<std::vector<double>>& params, std::vector<C>* a, std::vector<C>* b) const {
+    a->resize(params[0].size());
+    b->resize(params[0].size());
+    for (size_t c = 0; c < a->size(); ++c) {
+      const double ac = params[0][c] / std::sqrt(params[3][c] + static_cast<double>(epsilon_));
+      (*a)[c] = static_cast<C>(ac);
+      (*b)[c] = static_cast<C>(params[1][c] - params[2][c] * ac);
+    }
+  }
+
   // The fused form (float32): v = x [+ before[c]], then v * a + b as above, then the clamp, then [quantized], each
   // step with the bits of its own node (Add, BatchNormalization, Relu or Clip, QuantizeLinear), in one pass.
   void RunFused(const Tensor& x, const Tensor* before, const Tensor* y_scale, const Tensor* y_zero_point,
@@ -134,12 +142,8 @@ class BatchNormalization final : public Kernel {
                   DataTypeName(before->dtype()), " ", ShapeToString(before->shape()));
       add = before->data<float>();
     }
-    std::vector<float> a(static_cast<size_t>(channels)), b(static_cast<size_t>(channels));
-    for (size_t c = 0; c < a.size(); ++c) {
-      const double ac = params[0][c] / std::sqrt(params[3][c] + static_cast<double>(epsilon_));
-      a[c] = static_cast<float>(ac);
-      b[c] = static_cast<float>(params[1][c] - params[2][c] * ac);
-    }
+    std::vector<float> a, b;
+    ScaleAndShift(params, &a, &b);
     std::optional<Quantize8> quantized;
     if (y_scale != nullptr) {
       PTQ_ENFORCE(y_zero_point != nullptr, "BatchNormalization: input 'y_scale' without 'y_zero_point'");
